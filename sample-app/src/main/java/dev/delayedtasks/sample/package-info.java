@@ -1,0 +1,7 @@
+/**
+ * The delayed-tasks sample application.
+ */
+@NullMarked
+package dev.delayedtasks.sample;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,78 @@
+package dev.delayedtasks.sample;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import dev.delayedtasks.test.TestRedis;
+import dev.delayedtasks.test.WithRedis;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@WithRedis
+class SampleApplicationIntegrationTests {
+
+	@Test
+	void usesTheConfiguredRedisAndReportsHealthUp(TestRedis redis) throws Exception {
+		try (ConfigurableApplicationContext context = start("--spring.data.redis.url=" + redis.url())) {
+			assertThat(context.getEnvironment().getProperty("spring.data.redis.url")).isEqualTo(redis.url());
+			assertThat(health(context)).contains("\"status\":\"UP\"").contains("\"redis\"");
+		}
+	}
+
+	@Test
+	void startsALocalRedisWhenNoneAnswersAndStopsItAfterwards() throws Exception {
+		int deadPort = unusedPort();
+		String url;
+		try (ConfigurableApplicationContext context = start("--spring.data.redis.url=redis://127.0.0.1:" + deadPort)) {
+			url = context.getEnvironment().getProperty("spring.data.redis.url");
+			assertThat(url).isNotEqualTo("redis://127.0.0.1:" + deadPort);
+			assertThat(health(context)).contains("\"status\":\"UP\"");
+		}
+		int localPort = URI.create(url).getPort();
+		assertThat(canConnect(localPort)).isFalse();
+	}
+
+	private static ConfigurableApplicationContext start(String... args) {
+		return new SpringApplicationBuilder(SampleApplication.class).run(concat(args, "--server.port=0"));
+	}
+
+	private static String health(ConfigurableApplicationContext context) throws Exception {
+		int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+		HttpResponse<String> response = HttpClient.newHttpClient()
+			.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health")).build(),
+					HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).isEqualTo(200);
+		return response.body();
+	}
+
+	private static String[] concat(String[] args, String extra) {
+		String[] all = java.util.Arrays.copyOf(args, args.length + 1);
+		all[args.length] = extra;
+		return all;
+	}
+
+	private static int unusedPort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+	}
+
+	private static boolean canConnect(int port) {
+		try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+}

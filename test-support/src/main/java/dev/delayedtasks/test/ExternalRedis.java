@@ -1,0 +1,48 @@
+package dev.delayedtasks.test;
+
+import io.lettuce.core.RedisURI;
+
+/**
+ * A Redis server somebody else runs, given by a URL: never stopped, never disturbed
+ * beyond a test's own keys.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+final class ExternalRedis implements RedisServer {
+
+	private final RedisURI uri;
+
+	private final String version;
+
+	ExternalRedis(String url) {
+		this.uri = RedisURI.create(url);
+		this.version = RedisInfo.version(this.uri);
+	}
+
+	@Override
+	public RedisKind kind() {
+		return RedisKind.URL;
+	}
+
+	@Override
+	public RedisURI uri() {
+		return this.uri;
+	}
+
+	@Override
+	public String version() {
+		return this.version;
+	}
+
+	@Override
+	public String describe() {
+		return "Redis " + this.version + " at " + this.uri.getHost() + ":" + this.uri.getPort() + " (db "
+				+ this.uri.getDatabase() + ", from " + RedisServers.URL_VARIABLE + ")";
+	}
+
+	@Override
+	public void close() {
+	}
+
+}

@@ -1,0 +1,99 @@
+package dev.delayedtasks.test;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
+/**
+ * Short administrative conversations with a Redis server: its version, and deleting a
+ * test's keys.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+final class RedisInfo {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+	private RedisInfo() {
+	}
+
+	static String version(RedisURI uri) {
+		try (Session session = new Session(uri)) {
+			String info = session.commands().info("server");
+			return info.lines()
+				.filter((line) -> line.startsWith("redis_version:"))
+				.map((line) -> line.substring("redis_version:".length()).trim())
+				.findFirst()
+				.orElse("unknown");
+		}
+	}
+
+	static long deleteKeys(RedisURI uri, String prefix) {
+		try (Session session = new Session(uri)) {
+			RedisCommands<String, String> commands = session.commands();
+			long deleted = 0;
+			ScanCursor cursor = ScanCursor.INITIAL;
+			ScanArgs match = ScanArgs.Builder.matches(escapeGlob(prefix) + "*").limit(1000);
+			do {
+				KeyScanCursor<String> page = commands.scan(cursor, match);
+				List<String> keys = page.getKeys();
+				if (!keys.isEmpty()) {
+					deleted += commands.unlink(keys.toArray(String[]::new));
+				}
+				cursor = page;
+			}
+			while (!cursor.isFinished());
+			return deleted;
+		}
+	}
+
+	private static String escapeGlob(String prefix) {
+		StringBuilder escaped = new StringBuilder();
+		for (char c : prefix.toCharArray()) {
+			if ("*?[]\\".indexOf(c) >= 0) {
+				escaped.append('\\');
+			}
+			escaped.append(c);
+		}
+		return escaped.toString();
+	}
+
+	private static final class Session implements AutoCloseable {
+
+		private final RedisClient client;
+
+		private final StatefulRedisConnection<String, String> connection;
+
+		Session(RedisURI uri) {
+			RedisURI copy = RedisURI.builder(uri).withTimeout(TIMEOUT).build();
+			this.client = RedisClient.create(copy);
+			try {
+				this.connection = this.client.connect();
+			}
+			catch (RuntimeException ex) {
+				this.client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+				throw new RedisUnavailableException("Cannot connect to Redis at " + uri + ": " + ex.getMessage(), ex);
+			}
+		}
+
+		RedisCommands<String, String> commands() {
+			return this.connection.sync();
+		}
+
+		@Override
+		public void close() {
+			this.connection.close();
+			this.client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+		}
+
+	}
+
+}

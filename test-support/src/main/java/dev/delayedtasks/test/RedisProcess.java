@@ -1,0 +1,255 @@
+package dev.delayedtasks.test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.RedisURI;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * A {@code redis-server} process started on a free loopback port, recorded in a pidfile
+ * so that a later run can stop it if this JVM is killed before it can.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class RedisProcess implements RedisServer {
+
+	private static final Log logger = LogFactory.getLog(RedisProcess.class);
+
+	private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(15);
+
+	private static final int START_ATTEMPTS = 3;
+
+	private final RedisKind kind;
+
+	private final Path binary;
+
+	private final Process process;
+
+	private final int port;
+
+	private final Path workDirectory;
+
+	private final PidFiles pidFiles;
+
+	private final String version;
+
+	private final Thread shutdownHook;
+
+	private RedisProcess(RedisKind kind, Path binary, Process process, int port, Path workDirectory,
+			PidFiles pidFiles) {
+		this.kind = kind;
+		this.binary = binary;
+		this.process = process;
+		this.port = port;
+		this.workDirectory = workDirectory;
+		this.pidFiles = pidFiles;
+		this.version = RedisInfo.version(uri());
+		this.shutdownHook = new Thread(this::stopProcess, "redis-server-" + port + "-stopper");
+		Runtime.getRuntime().addShutdownHook(this.shutdownHook);
+	}
+
+	/**
+	 * Start {@code binary} on a free port with persistence off and the given extra
+	 * arguments.
+	 * @param kind the kind to report
+	 * @param binary the {@code redis-server} executable
+	 * @param pidFiles where the process is recorded
+	 * @param extraArguments further {@code redis-server} arguments, for example
+	 * {@code --appendonly yes}
+	 * @return the running server
+	 */
+	public static RedisProcess start(RedisKind kind, Path binary, PidFiles pidFiles, List<String> extraArguments) {
+		RuntimeException lastFailure = null;
+		for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
+			int port = freePort();
+			try {
+				return startOn(kind, binary, port, pidFiles, extraArguments);
+			}
+			catch (RuntimeException ex) {
+				// Another process may have taken the free port between probing and
+				// binding it.
+				lastFailure = ex;
+			}
+		}
+		throw lastFailure;
+	}
+
+	private static RedisProcess startOn(RedisKind kind, Path binary, int port, PidFiles pidFiles,
+			List<String> extraArguments) {
+		Path workDirectory = pidFiles.directory().resolve("redis-" + port);
+		List<String> command = new ArrayList<>(
+				List.of(binary.toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "",
+						"--appendonly", "no", "--daemonize", "no", "--dir", workDirectory.toString()));
+		command.addAll(extraArguments);
+		try {
+			Files.createDirectories(workDirectory);
+			Path log = workDirectory.resolve("redis.log");
+			Process process = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(log.toFile())
+				.start();
+			pidFiles.record(port, process.pid());
+			try {
+				awaitPong(process, port, log);
+				return new RedisProcess(kind, binary, process, port, workDirectory, pidFiles);
+			}
+			catch (RuntimeException ex) {
+				process.destroyForcibly();
+				pidFiles.remove(port);
+				throw ex;
+			}
+		}
+		catch (IOException ex) {
+			throw new RedisUnavailableException("Could not start " + binary + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	private static void awaitPong(Process process, int port, Path log) {
+		long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+		while (System.nanoTime() < deadline) {
+			if (!process.isAlive()) {
+				throw new RedisUnavailableException(
+						"redis-server exited with code " + process.exitValue() + " on port " + port + ": " + tail(log));
+			}
+			if (ping(port)) {
+				return;
+			}
+			sleep(20);
+		}
+		throw new RedisUnavailableException("redis-server did not answer PING on port " + port + " within "
+				+ STARTUP_TIMEOUT.toSeconds() + " s: " + tail(log));
+	}
+
+	static boolean ping(int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+			socket.setSoTimeout(500);
+			OutputStream out = socket.getOutputStream();
+			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			InputStream in = socket.getInputStream();
+			byte[] reply = in.readNBytes(7);
+			return new String(reply, StandardCharsets.US_ASCII).startsWith("+PONG");
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	private static String tail(Path log) {
+		try {
+			List<String> lines = Files.readAllLines(log);
+			return String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+		}
+		catch (IOException ex) {
+			return "(no log)";
+		}
+	}
+
+	private static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+			socket.setReuseAddress(true);
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new RedisUnavailableException("No free port: " + ex.getMessage(), ex);
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisUnavailableException("Interrupted while waiting for redis-server", ex);
+		}
+	}
+
+	@Override
+	public RedisKind kind() {
+		return this.kind;
+	}
+
+	@Override
+	public RedisURI uri() {
+		return RedisURI.create("127.0.0.1", this.port);
+	}
+
+	/**
+	 * The port the server listens on.
+	 * @return the port
+	 */
+	public int port() {
+		return this.port;
+	}
+
+	/**
+	 * The operating-system process of the server, for fault tests that signal it.
+	 * @return the process
+	 */
+	public Process process() {
+		return this.process;
+	}
+
+	/**
+	 * The server's working directory ({@code --dir}), where AOF and RDB files go.
+	 * @return the directory
+	 */
+	public Path workDirectory() {
+		return this.workDirectory;
+	}
+
+	@Override
+	public String version() {
+		return this.version;
+	}
+
+	@Override
+	public String describe() {
+		return "redis-server " + this.version + " (" + this.kind + ", " + this.binary + ") on 127.0.0.1:" + this.port
+				+ " (pid " + this.process.pid() + ")";
+	}
+
+	@Override
+	public void close() {
+		stopProcess();
+		try {
+			Runtime.getRuntime().removeShutdownHook(this.shutdownHook);
+		}
+		catch (IllegalStateException ex) {
+			// The JVM is already shutting down and runs the hook itself.
+		}
+	}
+
+	private void stopProcess() {
+		if (this.process.isAlive()) {
+			this.process.destroy();
+			try {
+				if (!this.process.waitFor(5, TimeUnit.SECONDS)) {
+					this.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+				}
+			}
+			catch (InterruptedException ex) {
+				this.process.destroyForcibly();
+				Thread.currentThread().interrupt();
+			}
+			logger.info("Stopped " + describe());
+		}
+		this.pidFiles.remove(this.port);
+	}
+
+}

@@ -1,0 +1,51 @@
+package dev.delayedtasks.test;
+
+import io.lettuce.core.RedisURI;
+
+/**
+ * A Redis server that tests, the sample or benchmarks talk to. Closing it stops the
+ * server when this process started it, and does nothing for a server it only connected
+ * to.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public interface RedisServer extends AutoCloseable {
+
+	/**
+	 * The kind of server, never {@link RedisKind#ANY}.
+	 * @return the kind
+	 */
+	RedisKind kind();
+
+	/**
+	 * Connection details, including credentials and database when the server was given by
+	 * a URL.
+	 * @return the URI
+	 */
+	RedisURI uri();
+
+	/**
+	 * The version the server reports in {@code INFO server}.
+	 * @return the version, for example {@code 7.0.15}
+	 */
+	String version();
+
+	/**
+	 * A one-line description for logs: kind, version, address and process.
+	 * @return the description
+	 */
+	String describe();
+
+	/**
+	 * The Redis URL of this server, for {@code spring.data.redis.url}.
+	 * @return the URL
+	 */
+	default String url() {
+		return uri().toURI().toString();
+	}
+
+	@Override
+	void close();
+
+}

@@ -1,0 +1,87 @@
+package dev.delayedtasks.test;
+
+import io.lettuce.core.RedisURI;
+
+/**
+ * The Redis a test class was given, with the key prefix the class must confine itself to.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class TestRedis {
+
+	private final RedisServer server;
+
+	private final String keyPrefix;
+
+	TestRedis(RedisServer server, String keyPrefix) {
+		this.server = server;
+		this.keyPrefix = keyPrefix;
+	}
+
+	/**
+	 * The server.
+	 * @return the server
+	 */
+	public RedisServer server() {
+		return this.server;
+	}
+
+	/**
+	 * A key prefix unique to this test class, for example {@code dtt-3f9a1c}; use it as
+	 * {@code delayed-tasks.key-prefix}. Every key under it is deleted after the class.
+	 * @return the prefix
+	 */
+	public String keyPrefix() {
+		return this.keyPrefix;
+	}
+
+	/**
+	 * Connection details.
+	 * @return the URI
+	 */
+	public RedisURI uri() {
+		return this.server.uri();
+	}
+
+	/**
+	 * The Redis URL, for {@code spring.data.redis.url}.
+	 * @return the URL
+	 */
+	public String url() {
+		return this.server.url();
+	}
+
+	/**
+	 * The host.
+	 * @return the host
+	 */
+	public String host() {
+		return this.server.uri().getHost();
+	}
+
+	/**
+	 * The port.
+	 * @return the port
+	 */
+	public int port() {
+		return this.server.uri().getPort();
+	}
+
+	/**
+	 * The server's version.
+	 * @return the version
+	 */
+	public String version() {
+		return this.server.version();
+	}
+
+	/**
+	 * Delete every key under {@link #keyPrefix()}.
+	 * @return the number of keys deleted
+	 */
+	public long deleteKeys() {
+		return RedisInfo.deleteKeys(this.server.uri(), this.keyPrefix);
+	}
+
+}

@@ -1,0 +1,44 @@
+package dev.delayedtasks.test;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Gives a test class a real Redis through a {@link TestRedis} parameter (constructor,
+ * lifecycle or test method). Without attributes the class shares one server per test JVM
+ * and isolates itself by a key prefix of its own; every key under that prefix is deleted
+ * after the class.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+@ExtendWith(RedisServerExtension.class)
+public @interface WithRedis {
+
+	/**
+	 * The kind of server. {@link RedisKind#ANY} also honours the
+	 * {@code delayed-tasks.test.redis.kind} system property, which CI uses to rerun tests
+	 * on Redis 6.2. A kind that is not available here skips the class.
+	 * @return the kind
+	 */
+	RedisKind kind() default RedisKind.ANY;
+
+	/**
+	 * Whether the class gets a server of its own, started for it and stopped after it;
+	 * never the shared URL. Tests that restart, flush, pause or reconfigure Redis must
+	 * ask for one.
+	 * @return whether the server is private
+	 */
+	boolean privateServer() default false;
+
+}

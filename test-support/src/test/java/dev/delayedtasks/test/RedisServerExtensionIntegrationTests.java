@@ -1,0 +1,137 @@
+package dev.delayedtasks.test;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.platform.testkit.engine.EngineTestKit;
+import org.junit.platform.testkit.engine.Events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+class RedisServerExtensionIntegrationTests {
+
+	/** What the sample classes below saw, read after EngineTestKit ran them. */
+	static final Map<String, TestRedis> seen = new ConcurrentHashMap<>();
+
+	/** Keys left under a class's prefix once the Redis extension finished with it. */
+	static final Map<String, Long> keysLeft = new ConcurrentHashMap<>();
+
+	@AfterEach
+	void forget() {
+		seen.clear();
+		keysLeft.clear();
+	}
+
+	@Test
+	void givesEachClassItsOwnPrefixAndDeletesItsKeysAfterwards() {
+		Events events = run(WritesKeys.class);
+		events.assertStatistics((stats) -> stats.succeeded(1).failed(0));
+		assertThat(seen.get("WritesKeys").keyPrefix()).startsWith("dtt-");
+		assertThat(keysLeft).containsEntry("WritesKeys", 0L);
+	}
+
+	@Test
+	void stopsAPrivateServerAfterItsClassEvenWhenATestFails() {
+		Events events = run(FailsOnPrivateServer.class);
+		events.assertStatistics((stats) -> stats.failed(1));
+		TestRedis redis = seen.get("FailsOnPrivateServer");
+		assertThat(redis.server().kind()).isNotEqualTo(RedisKind.URL);
+		assertThat(RedisProcess.ping(redis.port())).isFalse();
+	}
+
+	@Test
+	void skipsAClassWhoseKindIsNotAvailableHereWithTheReason() {
+		RedisServers servers = new RedisServers(Map.of(), PidFiles.inTarget());
+		Events events = run(NeedsUrl.class);
+		if (servers.url().isEmpty() && System.getenv(RedisServers.URL_VARIABLE) == null) {
+			events.assertStatistics((stats) -> stats.succeeded(0));
+			assertThat(EngineTestKit.engine("junit-jupiter")
+				.selectors(selectClass(NeedsUrl.class))
+				.execute()
+				.containerEvents()
+				.aborted()
+				.list())
+				.singleElement()
+				.satisfies((event) -> assertThat(event.getPayload(org.junit.platform.engine.TestExecutionResult.class)
+					.flatMap(org.junit.platform.engine.TestExecutionResult::getThrowable)
+					.map(Throwable::getMessage)
+					.orElse("")).contains(RedisServers.URL_VARIABLE));
+		}
+	}
+
+	private static Events run(Class<?> testClass) {
+		return EngineTestKit.engine("junit-jupiter").selectors(selectClass(testClass)).execute().testEvents();
+	}
+
+	/**
+	 * Declared before {@code @WithRedis}, so its {@code afterAll} runs after the Redis
+	 * extension's, while the shared server still runs.
+	 */
+	static final class CountKeysLeft implements AfterAllCallback {
+
+		@Override
+		public void afterAll(ExtensionContext context) {
+			TestRedis redis = seen.get(context.getRequiredTestClass().getSimpleName());
+			RedisClient client = RedisClient.create(redis.uri());
+			try (StatefulRedisConnection<String, String> connection = client.connect()) {
+				keysLeft.put(context.getRequiredTestClass().getSimpleName(),
+						(long) connection.sync().keys(redis.keyPrefix() + "*").size());
+			}
+			finally {
+				client.shutdown();
+			}
+		}
+
+	}
+
+	@ExtendWith(CountKeysLeft.class)
+	@WithRedis
+	static class WritesKeys {
+
+		@Test
+		void write(TestRedis redis) {
+			seen.put("WritesKeys", redis);
+			RedisClient client = RedisClient.create(redis.uri());
+			try (StatefulRedisConnection<String, String> connection = client.connect()) {
+				connection.sync().set(redis.keyPrefix() + ":a", "1");
+				connection.sync().set(redis.keyPrefix() + ":{b}:c", "2");
+				assertThat(connection.sync().keys(redis.keyPrefix() + "*")).hasSize(2);
+			}
+			finally {
+				client.shutdown();
+			}
+		}
+
+	}
+
+	@WithRedis(privateServer = true)
+	static class FailsOnPrivateServer {
+
+		@Test
+		void fail(TestRedis redis) {
+			seen.put("FailsOnPrivateServer", redis);
+			assertThat(RedisProcess.ping(redis.port())).isTrue();
+			throw new AssertionError("this test fails on purpose");
+		}
+
+	}
+
+	@WithRedis(kind = RedisKind.URL)
+	static class NeedsUrl {
+
+		@Test
+		void never(TestRedis redis) {
+			seen.put("NeedsUrl", redis);
+		}
+
+	}
+
+}
