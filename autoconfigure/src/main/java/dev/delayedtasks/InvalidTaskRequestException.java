@@ -1,0 +1,30 @@
+package dev.delayedtasks;
+
+/**
+ * Thrown before anything is written when a request breaks a rule: an invalid queue name or id, a delay or instant
+ * that cannot be represented, a payload that cannot be serialized or is too large. The message names the offending
+ * value and the rule.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public class InvalidTaskRequestException extends DelayedTaskException {
+
+	/**
+	 * Create an exception.
+	 * @param message the offending value and the rule it breaks
+	 */
+	public InvalidTaskRequestException(String message) {
+		super(message);
+	}
+
+	/**
+	 * Create an exception with a cause.
+	 * @param message the offending value and the rule it breaks
+	 * @param cause the cause, for example Jackson's exception
+	 */
+	public InvalidTaskRequestException(String message, Throwable cause) {
+		super(message, cause);
+	}
+
+}

@@ -1,0 +1,106 @@
+package dev.delayedtasks.store;
+
+/**
+ * The Redis keys of one queue partition. All share the hash tag {@code {<queue>:<partition>}}, so every script
+ * touches a single Cluster slot: {@code dt:{emails:0}:sched}, {@code dt:{emails:0}:t:<id>}.
+ *
+ * @param queue the queue
+ * @param base the common prefix, for example {@code dt:{emails:0}:}
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public record PartitionKeys(String queue, String base) {
+
+	/**
+	 * The keys of partition 0 of a queue (v1 has one partition per queue).
+	 * @param prefix the key prefix, for example {@code dt}
+	 * @param queue the queue, already validated
+	 * @return the keys
+	 */
+	public static PartitionKeys of(String prefix, String queue) {
+		return new PartitionKeys(queue, prefix + ":{" + queue + ":0}:");
+	}
+
+	/** @return the schedule ZSET: id to due time */
+	public String sched() {
+		return this.base + "sched";
+	}
+
+	/** @return the ready LIST of id hints */
+	public String ready() {
+		return this.base + "ready";
+	}
+
+	/** @return the lease ZSET: id to lease deadline */
+	public String lease() {
+		return this.base + "lease";
+	}
+
+	/** @return the dead-letter ZSET: id to dead-letter time */
+	public String dead() {
+		return this.base + "dead";
+	}
+
+	/** @return the wake LIST that idle dispatchers block on */
+	public String wake() {
+		return this.base + "wake";
+	}
+
+	/** @return the tick LIST that tells the timer owner the earliest deadline changed */
+	public String tick() {
+		return this.base + "tick";
+	}
+
+	/** @return the timer-owner STRING */
+	public String timer() {
+		return this.base + "timer";
+	}
+
+	/** @return the counters HASH */
+	public String stats() {
+		return this.base + "stats";
+	}
+
+	/** @return the meta HASH: layout version and paused flag */
+	public String meta() {
+		return this.base + "meta";
+	}
+
+	/**
+	 * The task's state HASH.
+	 * @param id the task id
+	 * @return the key
+	 */
+	public String task(String id) {
+		return this.base + "t:" + id;
+	}
+
+	/**
+	 * The task's payload envelope STRING.
+	 * @param id the task id
+	 * @return the key
+	 */
+	public String payload(String id) {
+		return this.base + "p:" + id;
+	}
+
+	/**
+	 * The task's last-error STRING.
+	 * @param id the task id
+	 * @return the key
+	 */
+	public String error(String id) {
+		return this.base + "e:" + id;
+	}
+
+	/**
+	 * A uniqueness slot, or the partition's placeholder when the digest is {@code null} (an empty key cannot be
+	 * routed in a Cluster).
+	 * @param digest the unique-key digest, or {@code null}
+	 * @return the key
+	 */
+	public String unique(@org.jspecify.annotations.Nullable String digest) {
+		return this.base + "u:" + ((digest != null) ? digest : "");
+	}
+
+}

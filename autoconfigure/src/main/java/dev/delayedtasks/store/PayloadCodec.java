@@ -1,0 +1,185 @@
+package dev.delayedtasks.store;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.delayedtasks.InvalidTaskRequestException;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.MapperFeature;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Turns payloads into the stored envelope {@code {"h":{headers},"b":payload}} and back, with Jackson. Uses a copy of
+ * the application's mapper with default typing switched off: no class names are ever written to or trusted from
+ * Redis; the handler's declared parameter type alone decides what a payload becomes.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class PayloadCodec {
+
+	private static final int DIGEST_BYTES = 12;
+
+	private final JsonMapper mapper;
+
+	private final JsonMapper canonicalMapper;
+
+	private final DataSize maxPayloadSize;
+
+	/**
+	 * Create a codec.
+	 * @param mapper the application's mapper (copied, never changed)
+	 * @param maxPayloadSize the largest serialized payload accepted
+	 */
+	public PayloadCodec(JsonMapper mapper, DataSize maxPayloadSize) {
+		this.mapper = mapper.rebuild().deactivateDefaultTyping().build();
+		this.canonicalMapper = this.mapper.rebuild()
+			.enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+			.enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+			.build();
+		this.maxPayloadSize = maxPayloadSize;
+	}
+
+	/**
+	 * The stored envelope of a payload and its headers.
+	 * @param queue the queue, for error messages
+	 * @param payload the payload, or {@code null} for none
+	 * @param headers the headers
+	 * @return the envelope JSON
+	 * @throws InvalidTaskRequestException if Jackson cannot write the payload or it is over the size limit
+	 */
+	public String envelope(String queue, @Nullable Object payload, Map<String, String> headers) {
+		String body = write(queue, payload, this.mapper);
+		int size = body.getBytes(StandardCharsets.UTF_8).length;
+		if (size > this.maxPayloadSize.toBytes()) {
+			throw new InvalidTaskRequestException("Payload of type " + typeName(payload) + " for queue '" + queue
+					+ "' is " + size + " bytes as JSON, over the limit of " + this.maxPayloadSize.toBytes()
+					+ " bytes (delayed-tasks.producer.max-payload-size)");
+		}
+		return "{\"h\":" + write(queue, headers, this.mapper) + ",\"b\":" + body + "}";
+	}
+
+	/**
+	 * Read an envelope.
+	 * @param envelope the stored JSON
+	 * @return the headers and the payload tree
+	 * @throws IllegalArgumentException if the envelope is not one
+	 */
+	public Envelope read(String envelope) {
+		try {
+			JsonNode tree = this.mapper.readTree(envelope);
+			if (!(tree instanceof ObjectNode object) || !object.has("b")) {
+				throw new IllegalArgumentException("not a task envelope: " + abbreviate(envelope));
+			}
+			Map<String, String> headers = new LinkedHashMap<>();
+			JsonNode headerNode = object.get("h");
+			if (headerNode != null && headerNode.isObject()) {
+				headerNode.properties().forEach((entry) -> headers.put(entry.getKey(), entry.getValue().asString()));
+			}
+			return new Envelope(headers, object.get("b"));
+		}
+		catch (JacksonException ex) {
+			throw new IllegalArgumentException("not valid JSON: " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	/**
+	 * Convert a payload tree to the handler's parameter type.
+	 * @param body the payload tree
+	 * @param type the target type, generics included
+	 * @param <T> the target type
+	 * @return the payload
+	 * @throws IllegalArgumentException if the tree cannot be converted
+	 */
+	public <T> T convert(JsonNode body, JavaType type) {
+		try {
+			return this.mapper.treeToValue(body, type);
+		}
+		catch (JacksonException ex) {
+			throw new IllegalArgumentException(
+					"cannot convert the payload to " + type.toCanonical() + ": " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	/**
+	 * The Jackson type of a Java type, generics included.
+	 * @param type the type
+	 * @return the Jackson type
+	 */
+	public JavaType type(java.lang.reflect.Type type) {
+		return this.mapper.constructType(type);
+	}
+
+	/**
+	 * The fixed-size digest of an explicit unique key within a queue.
+	 * @param queue the queue
+	 * @param uniqueKey the key
+	 * @return 16 URL-safe characters
+	 */
+	public String uniqueDigest(String queue, String uniqueKey) {
+		return digest("k\n" + queue + "\n" + uniqueKey);
+	}
+
+	/**
+	 * The fixed-size digest of a payload within a queue, from its canonical JSON (sorted properties and map keys), so
+	 * equal payloads give equal digests.
+	 * @param queue the queue
+	 * @param payload the payload
+	 * @return 16 URL-safe characters
+	 */
+	public String payloadDigest(String queue, @Nullable Object payload) {
+		return digest("p\n" + queue + "\n" + write(queue, payload, this.canonicalMapper));
+	}
+
+	private static String digest(String text) {
+		try {
+			byte[] hash = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+			byte[] truncated = new byte[DIGEST_BYTES];
+			System.arraycopy(hash, 0, truncated, 0, DIGEST_BYTES);
+			return Base64.getUrlEncoder().withoutPadding().encodeToString(truncated);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is not available", ex);
+		}
+	}
+
+	private static String write(String queue, @Nullable Object value, JsonMapper mapper) {
+		try {
+			return mapper.writeValueAsString(value);
+		}
+		catch (JacksonException ex) {
+			throw new InvalidTaskRequestException("Payload of type " + typeName(value) + " for queue '" + queue
+					+ "' cannot be written as JSON: " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	private static String typeName(@Nullable Object value) {
+		return (value != null) ? value.getClass().getName() : "null";
+	}
+
+	private static String abbreviate(String text) {
+		return (text.length() > 80) ? text.substring(0, 80) + "..." : text;
+	}
+
+	/**
+	 * A stored envelope, read back.
+	 *
+	 * @param headers the headers
+	 * @param body the payload tree
+	 */
+	public record Envelope(Map<String, String> headers, JsonNode body) {
+
+	}
+
+}

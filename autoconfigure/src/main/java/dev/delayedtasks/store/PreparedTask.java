@@ -1,0 +1,128 @@
+package dev.delayedtasks.store;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.function.ToIntFunction;
+
+import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.Names;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskRequest;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A validated request, in the form the {@code enqueue} script takes it.
+ *
+ * @param queue the queue
+ * @param id the task id (generated before the call, so a retry after a timeout can reuse it)
+ * @param absolute whether {@code time} is an epoch instant rather than a delay
+ * @param time the delay or the instant, in milliseconds
+ * @param maxAttempts runs allowed in all
+ * @param uniqueTtlMs how long the unique key blocks duplicates, 0 for none
+ * @param uniqueDigest the unique key's digest, or {@code null}
+ * @param envelope the payload envelope
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+record PreparedTask(String queue, TaskId id, boolean absolute, long time, int maxAttempts, long uniqueTtlMs,
+		@Nullable String uniqueDigest, String envelope) {
+
+	/** The latest instant a task may run at: keeps every due time exact in a Lua number and a ZSET score. */
+	static final Instant LATEST = LocalDate.of(9999, 12, 31).atStartOfDay().toInstant(ZoneOffset.UTC);
+
+	private static final int MAX_ATTEMPTS_LIMIT = 1000;
+
+	/**
+	 * Validate a request and serialize its payload; nothing is written.
+	 * @param request the request
+	 * @param codec the payload codec
+	 * @param defaultMaxAttempts the queue's max attempts when the request sets none
+	 * @return the prepared task
+	 * @throws InvalidTaskRequestException naming the offending value and the rule
+	 */
+	static PreparedTask of(TaskRequest request, PayloadCodec codec, ToIntFunction<String> defaultMaxAttempts) {
+		String queue = Names.checkQueue(request.queue());
+		boolean absolute = request.runAt() != null;
+		long time = absolute ? instantMillis(queue, request.runAt()) : delayMillis(queue, request.delay());
+		int maxAttempts = (request.maxAttempts() != null) ? request.maxAttempts()
+				: defaultMaxAttempts.applyAsInt(queue);
+		if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT) {
+			throw new InvalidTaskRequestException("maxAttempts " + maxAttempts + " for queue '" + queue
+					+ "' is invalid: use 1 to " + MAX_ATTEMPTS_LIMIT);
+		}
+		checkHeaders(queue, request.headers());
+		long uniqueTtl = 0;
+		String digest = null;
+		if (request.uniqueKey() != null && request.uniqueFor() == null) {
+			throw new InvalidTaskRequestException("Unique key '" + request.uniqueKey() + "' for queue '" + queue
+					+ "' needs uniqueFor(Duration): how long the key blocks duplicates");
+		}
+		if (request.uniqueFor() != null) {
+			uniqueTtl = positiveMillis(queue, "uniqueFor", request.uniqueFor());
+			if (request.uniqueKey() != null && request.uniqueKey().isEmpty()) {
+				throw new InvalidTaskRequestException("Unique key for queue '" + queue + "' is empty");
+			}
+			digest = (request.uniqueKey() != null) ? codec.uniqueDigest(queue, request.uniqueKey())
+					: codec.payloadDigest(queue, request.payload());
+		}
+		String envelope = codec.envelope(queue, request.payload(), request.headers());
+		TaskId id = (request.id() != null) ? request.id() : TaskId.generate();
+		return new PreparedTask(queue, id, absolute, time, maxAttempts, uniqueTtl, digest, envelope);
+	}
+
+	/**
+	 * Convert a reschedule target to the script's (mode, time) pair.
+	 * @param queue the queue
+	 * @param delay the delay, or {@code null}
+	 * @param runAt the instant, or {@code null}
+	 * @return the milliseconds: an epoch instant when {@code runAt} is set, else a delay
+	 */
+	static long dueArgument(String queue, @Nullable Duration delay, @Nullable Instant runAt) {
+		return (runAt != null) ? instantMillis(queue, runAt) : delayMillis(queue, delay);
+	}
+
+	private static long delayMillis(String queue, @Nullable Duration delay) {
+		if (delay == null) {
+			return 0;
+		}
+		if (delay.isNegative()) {
+			throw new InvalidTaskRequestException(
+					"Delay " + delay + " for queue '" + queue + "' is negative: use Duration.ZERO or a positive delay");
+		}
+		Duration longest = Duration.between(Instant.now(), LATEST);
+		if (delay.compareTo(longest) > 0) {
+			throw new InvalidTaskRequestException("Delay " + delay + " for queue '" + queue
+					+ "' is too long: the due time must not be later than " + LATEST);
+		}
+		return delay.toMillis();
+	}
+
+	private static long instantMillis(String queue, Instant runAt) {
+		if (runAt.isBefore(Instant.EPOCH) || runAt.isAfter(LATEST)) {
+			throw new InvalidTaskRequestException("Instant " + runAt + " for queue '" + queue
+					+ "' cannot be represented: use an instant between " + Instant.EPOCH + " and " + LATEST);
+		}
+		return runAt.toEpochMilli();
+	}
+
+	private static long positiveMillis(String queue, String what, Duration duration) {
+		if (duration.isNegative() || duration.isZero() || duration.compareTo(Duration.ofDays(36500)) > 0) {
+			throw new InvalidTaskRequestException(
+					what + " " + duration + " for queue '" + queue + "' is invalid: use a positive duration up to 100 years");
+		}
+		return Math.max(1, duration.toMillis());
+	}
+
+	private static void checkHeaders(String queue, Map<String, String> headers) {
+		headers.forEach((name, value) -> {
+			if (name == null || name.isEmpty() || value == null) {
+				throw new InvalidTaskRequestException("Header '" + name + "'='" + value + "' for queue '" + queue
+						+ "' is invalid: names must be non-empty and values non-null");
+			}
+		});
+	}
+
+}

@@ -1,0 +1,151 @@
+package dev.delayedtasks.store;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import dev.delayedtasks.DeadLetter;
+import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.Names;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskInfo.TaskError;
+import dev.delayedtasks.TaskStoreException;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.StringRedisConnection;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
+
+/**
+ * {@link DeadLetters} on Redis: listing reads the {@code dead} set and each task's error record in one pipeline;
+ * redrive and purge run their scripts in bounded batches.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class RedisDeadLetters implements DeadLetters {
+
+	private static final int BATCH = 500;
+
+	private final StoreScripts scripts;
+
+	private final StoreSettings settings;
+
+	/**
+	 * Create the dead letters.
+	 * @param scripts the scripts
+	 * @param settings limits and durations
+	 */
+	public RedisDeadLetters(StoreScripts scripts, StoreSettings settings) {
+		this.scripts = scripts;
+		this.settings = settings;
+	}
+
+	@Override
+	public List<DeadLetter> list(String queue, int limit) {
+		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		try {
+			Set<TypedTuple<String>> entries = this.scripts.template()
+				.opsForZSet()
+				.reverseRangeWithScores(keys.dead(), 0, Math.max(0, limit - 1));
+			if (entries == null || entries.isEmpty()) {
+				return List.of();
+			}
+			List<TypedTuple<String>> ordered = new ArrayList<>(entries);
+			List<Object> details = this.scripts.template().executePipelined((RedisCallback<Object>) (connection) -> {
+				StringRedisConnection strings = (StringRedisConnection) connection;
+				for (TypedTuple<String> entry : ordered) {
+					strings.hGet(keys.task(entry.getValue()), "a");
+					strings.get(keys.error(entry.getValue()));
+				}
+				return null;
+			});
+			List<DeadLetter> letters = new ArrayList<>(ordered.size());
+			for (int i = 0; i < ordered.size(); i++) {
+				TypedTuple<String> entry = ordered.get(i);
+				TaskError error = TaskRecords.error((String) details.get(2 * i + 1));
+				letters.add(new DeadLetter(TaskId.of(entry.getValue()), queue,
+						(error != null) ? error.reason() : "unknown", (error != null) ? error.exceptionType() : "",
+						(error != null) ? error.message() : "", (int) TaskRecords.number(details.get(2 * i)),
+						Instant.ofEpochMilli(entry.getScore().longValue())));
+			}
+			return letters;
+		}
+		catch (DataAccessException ex) {
+			throw new TaskStoreException(
+					"Redis failed to list the dead letters of queue '" + queue + "': " + ex.getMessage(), null, ex);
+		}
+	}
+
+	@Override
+	public long count(String queue) {
+		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		try {
+			Long count = this.scripts.template().opsForZSet().zCard(keys.dead());
+			return (count != null) ? count : 0;
+		}
+		catch (DataAccessException ex) {
+			throw new TaskStoreException(
+					"Redis failed to count the dead letters of queue '" + queue + "': " + ex.getMessage(), null, ex);
+		}
+	}
+
+	@Override
+	public boolean redrive(String queue, TaskId id) {
+		return redrive(queue, id.value(), 0).number(1) == 1;
+	}
+
+	@Override
+	public long redriveAll(String queue) {
+		long moved = 0;
+		long offset = 0;
+		while (true) {
+			Reply reply = redrive(queue, "", offset);
+			moved += reply.number(1);
+			offset += reply.number(2);
+			if (reply.number(1) + reply.number(2) == 0) {
+				return moved;
+			}
+		}
+	}
+
+	private Reply redrive(String queue, String id, long offset) {
+		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		return new Reply(this.scripts.run(Script.REDRIVE, List.of(keys.dead(), keys.ready(), keys.wake(), keys.stats()),
+				List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()), Integer.toString(BATCH),
+						Long.toString(offset), id),
+				queue, id.isEmpty() ? null : id));
+	}
+
+	@Override
+	public long purge(String queue) {
+		return runPurge(queue, "all");
+	}
+
+	/**
+	 * Delete the dead letters of a queue that are over the configured age or count.
+	 * @param queue the queue
+	 * @return how many were deleted
+	 */
+	public long trim(String queue) {
+		return runPurge(queue, "trim");
+	}
+
+	private long runPurge(String queue, String mode) {
+		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		long deleted = 0;
+		while (true) {
+			Reply reply = new Reply(this.scripts.run(Script.PURGE, List.of(keys.dead(), keys.stats()),
+					List.of(keys.base(), mode, Integer.toString(BATCH),
+							RedisTaskStore.millis(this.settings.deadLetterMaxAge()),
+							Integer.toString(this.settings.deadLetterMaxCount())),
+					queue, null));
+			deleted += reply.number(1);
+			if (reply.number(1) < BATCH) {
+				return deleted;
+			}
+		}
+	}
+
+}

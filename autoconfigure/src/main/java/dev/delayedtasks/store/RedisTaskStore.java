@@ -1,0 +1,188 @@
+package dev.delayedtasks.store;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import dev.delayedtasks.TaskId;
+
+/**
+ * {@link TaskStore} on Redis: each operation is one call of one Lua script.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class RedisTaskStore implements TaskStore {
+
+	private static final int CLAIM_RECORD_WIDTH = 9;
+
+	private final StoreScripts scripts;
+
+	private final StoreSettings settings;
+
+	/**
+	 * Create a store.
+	 * @param scripts the scripts
+	 * @param settings limits and durations
+	 */
+	public RedisTaskStore(StoreScripts scripts, StoreSettings settings) {
+		this.scripts = scripts;
+		this.settings = settings;
+	}
+
+	@Override
+	public ClaimBatch claim(String queue, int max, String nonce) {
+		PartitionKeys keys = this.settings.keys(queue);
+		List<String> args = List.of(keys.base(), Integer.toString(max), millis(this.settings.leaseDuration()), nonce,
+				Integer.toString(this.settings.promoteLimit()), Integer.toString(this.settings.reapLimit()),
+				millis(this.settings.reapGrace()), Integer.toString(this.settings.fanoutBatch()),
+				Integer.toString(this.settings.maxDeliveries()), Integer.toString(max + 64),
+				Long.toString(this.settings.claimByteBudget()));
+		Reply reply = new Reply(this.scripts.run(Script.CLAIM, List.of(keys.sched(), keys.ready(), keys.lease(),
+				keys.dead(), keys.wake(), keys.tick(), keys.stats(), keys.meta()), args, queue, null));
+		int count = (int) reply.number(5);
+		List<ClaimedTask> tasks = new ArrayList<>(count);
+		for (int i = 0; i < count; i++) {
+			int at = 6 + i * CLAIM_RECORD_WIDTH;
+			String unique = reply.text(at + 8);
+			tasks.add(new ClaimedTask(TaskId.of(reply.text(at)), reply.text(at + 1), reply.text(at + 2),
+					(int) reply.number(at + 3), (int) reply.number(at + 4), (int) reply.number(at + 5),
+					reply.number(at + 6), reply.number(at + 7), unique.isEmpty() ? null : unique));
+		}
+		return new ClaimBatch(reply.number(0), reply.number(1), reply.number(2), reply.number(3) == 1,
+				reply.number(4) == 1, tasks);
+	}
+
+	@Override
+	public TimerTick promote(String queue, String ownerId, Duration timerTtl) {
+		Reply reply = runPromote(queue, ownerId, Math.max(1, timerTtl.toMillis()));
+		return new TimerTick(reply.number(0), reply.number(1) == 1, reply.number(2), reply.number(3), reply.number(4),
+				reply.number(5) == 1);
+	}
+
+	@Override
+	public void resignTimer(String queue, String ownerId) {
+		runPromote(queue, ownerId, 0);
+	}
+
+	private Reply runPromote(String queue, String ownerId, long ttlMillis) {
+		PartitionKeys keys = this.settings.keys(queue);
+		List<String> args = List.of(keys.base(), ownerId, Long.toString(ttlMillis),
+				Integer.toString(this.settings.promoteLimit()), Integer.toString(this.settings.reapLimit()),
+				millis(this.settings.reapGrace()), Integer.toString(this.settings.fanoutBatch()),
+				Integer.toString(this.settings.maxDeliveries()));
+		return new Reply(this.scripts.run(Script.PROMOTE, List.of(keys.sched(), keys.ready(), keys.lease(),
+				keys.dead(), keys.wake(), keys.tick(), keys.timer(), keys.stats()), args, queue, null));
+	}
+
+	@Override
+	public List<AckOutcome> ack(String queue, List<Lease> leases) {
+		PartitionKeys keys = this.settings.keys(queue);
+		List<String> keyList = new ArrayList<>(List.of(keys.lease(), keys.stats()));
+		List<String> args = new ArrayList<>(List.of(Integer.toString(leases.size())));
+		for (Lease lease : leases) {
+			addTaskKeys(keyList, keys, lease);
+			args.add(lease.id().value());
+			args.add(lease.token());
+		}
+		Reply reply = new Reply(this.scripts.run(Script.ACK, keyList, args, queue, null));
+		return codes(reply, leases.size(), (code) -> switch (code) {
+			case 'O' -> AckOutcome.DONE;
+			case 'S' -> AckOutcome.STALE;
+			case 'G' -> AckOutcome.GONE;
+			case 'K' -> AckOutcome.CORRUPT;
+			default -> throw unexpected(Script.ACK, reply);
+		});
+	}
+
+	@Override
+	public FailOutcome fail(String queue, Lease lease, TaskFailure failure) {
+		PartitionKeys keys = this.settings.keys(queue);
+		String id = lease.id().value();
+		List<String> keyList = List.of(keys.sched(), keys.ready(), keys.lease(), keys.dead(), keys.wake(), keys.tick(),
+				keys.stats(), keys.task(id), keys.payload(id), keys.error(id), keys.unique(lease.uniqueDigest()));
+		String delay = (failure.retryDelay() != null) ? millis(failure.retryDelay()) : "-1";
+		List<String> args = List.of(keys.base(), id, lease.token(), delay, failure.deadReason(),
+				failure.exceptionType(), failure.message(), Integer.toString(this.settings.deadLetterMaxCount()),
+				millis(this.settings.deadLetterMaxAge()), Integer.toString(this.settings.trimLimit()),
+				Integer.toString(this.settings.fanoutBatch()));
+		Reply reply = new Reply(this.scripts.run(Script.FAIL, keyList, args, queue, id));
+		FailOutcome.Kind kind = switch (reply.code(1)) {
+			case 'T' -> FailOutcome.Kind.RETRY_SCHEDULED;
+			case 'R' -> FailOutcome.Kind.RETRY_READY;
+			case 'D' -> FailOutcome.Kind.DEAD;
+			case 'C' -> FailOutcome.Kind.CANCELLED;
+			case 'S' -> FailOutcome.Kind.STALE;
+			case 'G' -> FailOutcome.Kind.GONE;
+			case 'K' -> FailOutcome.Kind.CORRUPT;
+			default -> throw unexpected(Script.FAIL, reply);
+		};
+		return new FailOutcome(reply.number(0), kind, reply.number(2));
+	}
+
+	@Override
+	public List<ExtendOutcome> extend(String queue, List<Lease> leases) {
+		PartitionKeys keys = this.settings.keys(queue);
+		List<String> keyList = new ArrayList<>(List.of(keys.lease()));
+		List<String> args = new ArrayList<>(
+				List.of(millis(this.settings.leaseDuration()), Integer.toString(leases.size())));
+		for (Lease lease : leases) {
+			keyList.add(keys.task(lease.id().value()));
+			args.add(lease.id().value());
+			args.add(lease.token());
+		}
+		Reply reply = new Reply(this.scripts.run(Script.EXTEND, keyList, args, queue, null));
+		return codes(reply, leases.size(), (code) -> switch (code) {
+			case 'O' -> ExtendOutcome.EXTENDED;
+			case 'C' -> ExtendOutcome.CANCEL_REQUESTED;
+			case 'L' -> ExtendOutcome.LOST;
+			default -> throw unexpected(Script.EXTEND, reply);
+		});
+	}
+
+	@Override
+	public List<ReleaseOutcome> release(String queue, List<Lease> leases) {
+		PartitionKeys keys = this.settings.keys(queue);
+		List<String> keyList = new ArrayList<>(List.of(keys.ready(), keys.lease(), keys.wake(), keys.stats()));
+		List<String> args = new ArrayList<>(
+				List.of(Integer.toString(this.settings.fanoutBatch()), Integer.toString(leases.size())));
+		for (Lease lease : leases) {
+			addTaskKeys(keyList, keys, lease);
+			args.add(lease.id().value());
+			args.add(lease.token());
+		}
+		Reply reply = new Reply(this.scripts.run(Script.RELEASE, keyList, args, queue, null));
+		return codes(reply, leases.size(), (code) -> switch (code) {
+			case 'O' -> ReleaseOutcome.RELEASED;
+			case 'C' -> ReleaseOutcome.CANCELLED;
+			case 'L' -> ReleaseOutcome.LOST;
+			default -> throw unexpected(Script.RELEASE, reply);
+		});
+	}
+
+	private static void addTaskKeys(List<String> keyList, PartitionKeys keys, Lease lease) {
+		String id = lease.id().value();
+		keyList.add(keys.task(id));
+		keyList.add(keys.payload(id));
+		keyList.add(keys.error(id));
+		keyList.add(keys.unique(lease.uniqueDigest()));
+	}
+
+	private static <T> List<T> codes(Reply reply, int count, Function<Character, T> mapping) {
+		List<T> outcomes = new ArrayList<>(count);
+		for (int i = 0; i < count; i++) {
+			outcomes.add(mapping.apply(reply.code(1 + i)));
+		}
+		return outcomes;
+	}
+
+	static IllegalStateException unexpected(Script script, Reply reply) {
+		return new IllegalStateException("Unexpected reply from " + script.fileName() + ": " + reply);
+	}
+
+	static String millis(Duration duration) {
+		return Long.toString(duration.toMillis());
+	}
+
+}

@@ -1,0 +1,78 @@
+package dev.delayedtasks.store;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.delayedtasks.TaskStoreException;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
+
+/**
+ * Runs the Lua scripts on the application's Redis connection. Spring Data Redis sends {@code EVALSHA} and falls back
+ * to {@code EVAL} when the server has lost its script cache (restart, failover, {@code SCRIPT FLUSH}). Redis failures
+ * become {@link TaskStoreException}s that say which operation on which queue failed.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class StoreScripts {
+
+	private final StringRedisTemplate redis;
+
+	private final Map<Script, RedisScript<List>> scripts = new EnumMap<>(Script.class);
+
+	/**
+	 * Load every script from the classpath.
+	 * @param redis a template with string serializers on the connection factory delayed tasks uses
+	 */
+	public StoreScripts(StringRedisTemplate redis) {
+		this.redis = redis;
+		for (Script script : Script.values()) {
+			this.scripts.put(script, RedisScript.of(new ClassPathResource(script.fileName(), StoreScripts.class),
+					List.class));
+		}
+	}
+
+	/**
+	 * Run a script.
+	 * @param script the script
+	 * @param keys its keys, shaped as {@link Script} declares
+	 * @param args its arguments
+	 * @param queue the queue, for error messages
+	 * @param taskId the task being written, for error messages and retries, or {@code null}
+	 * @return the script's reply, with bulk strings as {@code String} and integers as {@code Long}
+	 * @throws TaskStoreException when Redis fails or cannot be reached
+	 */
+	public List<Object> run(Script script, List<String> keys, List<String> args, String queue,
+			@Nullable String taskId) {
+		Assert.isTrue(script.acceptsKeyCount(keys.size()),
+				() -> script.fileName() + " takes " + script.fixedKeys() + " + n*" + script.keysPerItem() + " keys, not "
+						+ keys.size());
+		try {
+			@SuppressWarnings("unchecked")
+			List<Object> reply = this.redis.execute(this.scripts.get(script), keys, args.toArray());
+			Assert.state(reply != null, () -> script.fileName() + " returned no reply");
+			return reply;
+		}
+		catch (DataAccessException ex) {
+			throw new TaskStoreException("Redis failed to run " + script.fileName() + " for queue '" + queue + "'"
+					+ ((taskId != null) ? " (task " + taskId + ")" : "") + ": " + ex.getMessage(),
+					(taskId != null) ? new dev.delayedtasks.TaskId(taskId) : null, ex);
+		}
+	}
+
+	/**
+	 * The template scripts run on, for plain reads.
+	 * @return the template
+	 */
+	StringRedisTemplate template() {
+		return this.redis;
+	}
+
+}

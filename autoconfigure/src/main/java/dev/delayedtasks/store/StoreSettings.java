@@ -1,0 +1,48 @@
+package dev.delayedtasks.store;
+
+import java.time.Duration;
+
+/**
+ * The limits and durations the scripts run with.
+ *
+ * @param keyPrefix the prefix of every key
+ * @param leaseDuration how long a claim or heartbeat leases a task
+ * @param reapGrace how long past its lease deadline a task is reaped
+ * @param maxDeliveries claims after which a task whose lease keeps expiring is dead-lettered
+ * @param promoteLimit most due tasks one script moves to ready
+ * @param reapLimit most expired leases one script reaps
+ * @param fanoutBatch ready tasks per wake token, so several idle dispatchers wake at once
+ * @param claimByteBudget payload bytes after which a claim stops adding tasks to its reply
+ * @param deadLetterMaxAge age after which dead letters are deleted
+ * @param deadLetterMaxCount dead letters kept per queue
+ * @param trimLimit most dead letters one script deletes
+ * @param tombstoneTtl how long a cancelled ready task's marker lives
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public record StoreSettings(String keyPrefix, Duration leaseDuration, Duration reapGrace, int maxDeliveries,
+		int promoteLimit, int reapLimit, int fanoutBatch, long claimByteBudget, Duration deadLetterMaxAge,
+		int deadLetterMaxCount, int trimLimit, Duration tombstoneTtl) {
+
+	/**
+	 * The canonical defaults with the given key prefix and lease.
+	 * @param keyPrefix the key prefix
+	 * @param leaseDuration the lease
+	 * @param reapGrace the grace after a lease deadline
+	 * @return the settings
+	 */
+	public static StoreSettings defaults(String keyPrefix, Duration leaseDuration, Duration reapGrace) {
+		return new StoreSettings(keyPrefix, leaseDuration, reapGrace, 10, 500, 100, 16, 1024 * 1024,
+				Duration.ofDays(14), 100_000, 100, Duration.ofDays(1));
+	}
+
+	/**
+	 * The keys of a queue's partition.
+	 * @param queue the queue, already validated
+	 * @return the keys
+	 */
+	public PartitionKeys keys(String queue) {
+		return PartitionKeys.of(this.keyPrefix, queue);
+	}
+
+}

@@ -1,0 +1,17 @@
+package dev.delayedtasks.store;
+
+/**
+ * What a timer tick ({@code promote}) found.
+ *
+ * @param now Redis time, epoch milliseconds
+ * @param owner whether the caller owns the partition's timer now
+ * @param ttlMs the timer lease's remaining time (another owner's when not the owner)
+ * @param nextDueMs the earliest scheduled due time, or -1
+ * @param earliestLeaseMs the earliest lease deadline, or -1
+ * @param more whether a limit stopped the script with work left
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public record TimerTick(long now, boolean owner, long ttlMs, long nextDueMs, long earliestLeaseMs, boolean more) {
+
+}

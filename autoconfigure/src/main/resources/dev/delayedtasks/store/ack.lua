@@ -1,0 +1,55 @@
+-- ack: complete a batch of leased tasks; each one must present its current lease token.
+-- KEYS (fixed 2, per item 4):
+--   1 lease  ZSET    id -> lease deadline ms
+--   2 stats  HASH    counters
+--   per item: t:<id> HASH task, p:<id> STRING payload, e:<id> STRING last error, u:<digest> STRING (base..'u:' if none)
+--   derived (same hash tag; base = KEYS[1] without 'lease'): dead ZSET
+-- ARGV: 1 count, then per item 2: id, token
+-- Reply: {now, then per item a code: 'O' done | 'S' stale (token mismatch) | 'G' gone (task no longer exists,
+--   e.g. a replayed ack) | 'K' corrupt (task key is not a hash; dead-lettered)}
+-- keys: fixed=2 per-item=4
+redis.replicate_commands()
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+local lease, stats = KEYS[1], KEYS[2]
+local dead = string.sub(lease, 1, -#'lease' - 1) .. 'dead'
+local items = tonumber(ARGV[1])
+if not (items and items >= 0 and items == math.floor(items) and #KEYS == 2 + 4 * items
+    and #ARGV == 1 + 2 * items) then
+  return redis.error_reply('ERR ack: KEYS/ARGV do not match the item count')
+end
+
+local reply, done, stale, corrupted = {now}, 0, 0, 0
+for i = 0, items - 1 do
+  local tk, pk, ek, uk = KEYS[3 + 4 * i], KEYS[4 + 4 * i], KEYS[5 + 4 * i], KEYS[6 + 4 * i]
+  local id, token = ARGV[2 + 2 * i], ARGV[3 + 2 * i]
+  local k = redis.pcall('HGET', tk, 'k')
+  local code
+  if type(k) == 'table' then
+    redis.call('ZREM', lease, id)
+    redis.call('ZADD', dead, now, id)
+    redis.call('SET', ek, 'corrupt\n\ntask key is not a hash')
+    corrupted = corrupted + 1
+    code = 'K'
+  elseif k and k == token then
+    redis.call('ZREM', lease, id)
+    if redis.pcall('GET', uk) == id then redis.call('DEL', uk) end
+    redis.call('DEL', tk, pk, ek)
+    done = done + 1
+    code = 'O'
+  elseif not k and redis.call('EXISTS', tk) == 0 then
+    -- Already completed (a replayed ack) or lost: not a sign of duplicate execution, so not counted as stale.
+    redis.call('ZREM', lease, id)
+    code = 'G'
+  else
+    stale = stale + 1
+    code = 'S'
+  end
+  reply[#reply + 1] = code
+end
+
+if done > 0 then redis.call('HINCRBY', stats, 'done', done) end
+if stale > 0 then redis.call('HINCRBY', stats, 'stale', stale) end
+if corrupted > 0 then redis.call('HINCRBY', stats, 'corrupt', corrupted) end
+return reply

@@ -1,0 +1,65 @@
+-- cancel: cancel one task by id: delete it when scheduled, tombstone it when ready, flag it when active.
+-- KEYS (fixed 5, per item 0):
+--   1 sched  ZSET    id -> due ms
+--   2 stats  HASH    counters
+--   3 t:<id> HASH    task
+--   4 p:<id> STRING  payload envelope
+--   5 e:<id> STRING  last error record
+--   derived from ARGV base (same hash tag): dead ZSET, u:<digest> STRING (from the hash field u)
+-- ARGV: 1 base, 2 id, 3 tombstoneTtlMs
+-- Reply: {now, code}; code: 'C' cancelled (was S or R) | 'Q' cancel requested (A; the worker sees it on its next
+--   extend) | 'D' dead, not cancellable | 'N' not found (missing or already cancelled) | 'K' corrupt (dead-lettered)
+-- keys: fixed=5 per-item=0
+redis.replicate_commands()
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+local sched, stats, tk, pk, ek = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local base, id, tombstoneTtl = ARGV[1], ARGV[2], tonumber(ARGV[3])
+if not (#KEYS == 5 and base and id and tombstoneTtl and tombstoneTtl == math.floor(tombstoneTtl)) then
+  return redis.error_reply('ERR cancel: bad KEYS/ARGV')
+end
+
+local r = redis.pcall('HMGET', tk, 's', 'u')
+local s = not r.err and r[1]
+if not r.err and not s and redis.call('EXISTS', tk) == 0 then return {now, 'N'} end
+if s == 'X' then return {now, 'N'} end
+if s == 'D' then return {now, 'D'} end
+if s == 'A' then
+  redis.call('HSET', tk, 'cr', 1) -- fail, release and reaping honour it; extend reports it
+  return {now, 'Q'}
+end
+
+local function releaseUnique()
+  if r[2] and r[2] ~= '' then
+    local uk = base .. 'u:' .. r[2]
+    if redis.pcall('GET', uk) == id then redis.call('DEL', uk) end
+  end
+end
+
+if s == 'S' then
+  redis.call('ZREM', sched, id)
+  releaseUnique()
+  redis.call('DEL', tk, pk, ek)
+elseif s == 'R' then
+  -- The ready hint stays (removing it is O(N)); the tombstone lets claim skip it and is counted as a ghost.
+  releaseUnique()
+  redis.call('DEL', tk, pk, ek)
+  redis.call('HSET', tk, 's', 'X')
+  redis.call('PEXPIRE', tk, tombstoneTtl)
+  redis.call('HINCRBY', stats, 'ghost', 1)
+else
+  -- Not a hash, no state, or an unknown state: park it in dead rather than guess.
+  redis.call('ZREM', sched, id)
+  if not r.err then
+    redis.call('HSET', tk, 's', 'D')
+    redis.call('HDEL', tk, 'k')
+  end
+  redis.call('ZADD', base .. 'dead', now, id)
+  redis.call('SET', ek, 'corrupt\n\n' .. (r.err and 'task key is not a hash'
+    or s and ('unknown state ' .. s) or 'task hash has no state'))
+  redis.call('HINCRBY', stats, 'corrupt', 1)
+  return {now, 'K'}
+end
+redis.call('HINCRBY', stats, 'canceled', 1)
+return {now, 'C'}

@@ -1,0 +1,128 @@
+-- fail: a leased task failed: retry it after a back-off computed in Java, or dead-letter it (token-checked).
+-- KEYS (fixed 11, per item 0):
+--   1 sched  ZSET    id -> due ms
+--   2 ready  LIST    ready id hints
+--   3 lease  ZSET    id -> lease deadline ms
+--   4 dead   ZSET    id -> dead-letter time ms
+--   5 wake   LIST    wake tokens for idle dispatchers
+--   6 tick   LIST    <= 1 token: the earliest due time changed
+--   7 stats  HASH    counters
+--   8 t:<id> HASH    task
+--   9 p:<id> STRING  payload envelope
+--  10 e:<id> STRING  last error record 'reason\ntype\nmessage'
+--  11 u:<digest> STRING uniqueness slot (base..'u:' if none; the hash field u is what is released)
+--   derived from ARGV base (same hash tag): t:/p:/e: keys of dead letters trimmed here
+-- ARGV: 1 base, 2 id, 3 token, 4 retryDelayMs (-1 = dead-letter now), 5 deadReason (used when retryDelayMs = -1),
+--   6 exceptionType, 7 message (already truncated), 8 deadMaxCount (<= 0: no count limit),
+--   9 deadMaxAgeMs (<= 0: no age limit), 10 trimLimit, 11 fanoutBatch
+-- Reply: {now, code, due ms or -1}; code: 'T' retry scheduled (due) | 'R' retry ready | 'D' dead | 'C' cancelled |
+--   'S' stale | 'G' gone | 'K' corrupt
+-- keys: fixed=11 per-item=0
+redis.replicate_commands()
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+local sched, ready, lease, dead, wake, tick, stats, tk, pk, ek =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
+local base, id, token, deadReason, exType, message = ARGV[1], ARGV[2], ARGV[3], ARGV[5], ARGV[6], ARGV[7]
+
+-- Integer or nil: fields and ARGV arrive as strings; fractions, inf and nan must not reach a write.
+local function int(x)
+  local num = tonumber(x)
+  if num and num == math.floor(num) and math.abs(num) < 2 ^ 53 then return num end
+end
+
+local delay, maxCount, maxAge, trimLimit, fanoutBatch = int(ARGV[4]), int(ARGV[8]), int(ARGV[9]), int(ARGV[10]),
+  int(ARGV[11])
+if not (#KEYS == 11 and #ARGV == 11 and delay and delay >= -1 and maxCount and maxAge and trimLimit
+    and trimLimit >= 0 and fanoutBatch and fanoutBatch >= 1) then
+  return redis.error_reply('ERR fail: bad KEYS/ARGV')
+end
+
+local r = redis.pcall('HMGET', tk, 'k', 'a', 'm', 'cr', 'u')
+if r.err then
+  redis.call('ZREM', lease, id)
+  redis.call('ZADD', dead, now, id)
+  redis.call('SET', ek, 'corrupt\n\ntask key is not a hash')
+  redis.call('HINCRBY', stats, 'corrupt', 1)
+  return {now, 'K', -1}
+end
+if not r[1] and redis.call('EXISTS', tk) == 0 then return {now, 'G', -1} end
+if r[1] ~= token then
+  redis.call('HINCRBY', stats, 'stale', 1)
+  return {now, 'S', -1}
+end
+local a, m = int(r[2]), int(r[3])
+
+local function releaseUnique()
+  if r[5] and r[5] ~= '' then
+    local uk = base .. 'u:' .. r[5]
+    if redis.pcall('GET', uk) == id then redis.call('DEL', uk) end
+  end
+end
+
+redis.call('ZREM', lease, id)
+redis.call('HDEL', tk, 'k')
+if r[4] == '1' then
+  -- Cancelled while it ran: never retry it.
+  releaseUnique()
+  redis.call('DEL', tk, pk, ek)
+  redis.call('HINCRBY', stats, 'canceled', 1)
+  return {now, 'C', -1}
+end
+if not (a and m) then
+  redis.call('HSET', tk, 's', 'D')
+  redis.call('ZADD', dead, now, id)
+  redis.call('SET', ek, 'corrupt\n\nfield a or m is missing or not a number')
+  redis.call('HINCRBY', stats, 'corrupt', 1)
+  return {now, 'K', -1}
+end
+
+a = a + 1
+if delay == -1 or a >= m then
+  local reason = delay == -1 and deadReason or 'retries-exhausted'
+  redis.call('HSET', tk, 'a', a, 's', 'D')
+  redis.call('ZADD', dead, now, id)
+  redis.call('SET', ek, reason .. '\n' .. exType .. '\n' .. message)
+  releaseUnique()
+  redis.call('HINCRBY', stats, 'dead', 1)
+
+  -- Keep the dead set bounded: oldest first by age, then by count, each step at most trimLimit entries.
+  local purged = 0
+  local function drop(x)
+    local xk = base .. 't:' .. x
+    local s = redis.pcall('HGET', xk, 's')
+    -- A dead entry whose id now names a live task is stale: drop the entry, keep the task.
+    if s ~= 'S' and s ~= 'R' and s ~= 'A' then redis.call('DEL', xk, base .. 'p:' .. x, base .. 'e:' .. x) end
+    redis.call('ZREM', dead, x)
+    purged = purged + 1
+  end
+  if maxAge > 0 and trimLimit > 0 then
+    for _, x in ipairs(redis.call('ZRANGEBYSCORE', dead, '-inf', now - maxAge, 'LIMIT', 0, trimLimit)) do drop(x) end
+  end
+  local excess = maxCount > 0 and redis.call('ZCARD', dead) - maxCount or 0
+  if excess > 0 and trimLimit > 0 then
+    for _, x in ipairs(redis.call('ZRANGE', dead, 0, math.min(excess, trimLimit) - 1)) do drop(x) end
+  end
+  if purged > 0 then redis.call('HINCRBY', stats, 'purged', purged) end
+  return {now, 'D', -1}
+end
+
+local record = 'failed\n' .. exType .. '\n' .. message
+redis.call('HINCRBY', stats, 'retry', 1)
+if delay == 0 then
+  redis.call('HSET', tk, 'a', a, 's', 'R', 'd', now)
+  redis.call('SET', ek, record)
+  redis.call('RPUSH', ready, id)
+  local want = math.min(math.ceil(redis.call('LLEN', ready) / fanoutBatch), 64) - redis.call('LLEN', wake)
+  for _ = 1, want do redis.call('RPUSH', wake, 1) end
+  return {now, 'R', now}
+end
+
+local due = now + delay
+local head = redis.call('ZRANGE', sched, 0, 0, 'WITHSCORES')
+redis.call('HSET', tk, 'a', a, 's', 'S', 'd', due)
+redis.call('SET', ek, record)
+redis.call('ZADD', sched, due, id)
+if (not head[2] or due < tonumber(head[2])) and redis.call('LLEN', tick) == 0 then redis.call('LPUSH', tick, 1) end
+return {now, 'T', due}

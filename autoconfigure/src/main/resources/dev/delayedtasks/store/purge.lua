@@ -1,0 +1,61 @@
+-- purge: bounded deletion of dead letters: all of them (oldest first), or those over the age and count limits.
+-- KEYS (fixed 2, per item 0):
+--   1 dead   ZSET    id -> dead-letter time ms
+--   2 stats  HASH    counters
+--   derived from ARGV base (same hash tag): t:<id> HASH, p:<id> STRING, e:<id> STRING, u:<digest> STRING
+-- ARGV: 1 base, 2 mode ('all' | 'trim'), 3 limit (max entries removed per call), 4 maxAgeMs (<= 0: no age limit),
+--   5 maxCount (<= 0: no count limit)
+-- Reply: {now, deleted, remainingDead}
+-- keys: fixed=2 per-item=0
+redis.replicate_commands()
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+local dead, stats = KEYS[1], KEYS[2]
+
+-- Integer or nil: fields and ARGV arrive as strings; fractions, inf and nan must not reach a write.
+local function int(x)
+  local num = tonumber(x)
+  if num and num == math.floor(num) and math.abs(num) < 2 ^ 53 then return num end
+end
+
+local base, mode, limit, maxAge, maxCount = ARGV[1], ARGV[2], int(ARGV[3]), int(ARGV[4]), int(ARGV[5])
+if not (#KEYS == 2 and base and (mode == 'all' or mode == 'trim') and limit and limit >= 0 and maxAge
+    and maxCount) then
+  return redis.error_reply('ERR purge: bad KEYS/ARGV')
+end
+
+local deleted = 0
+local function drop(id)
+  local tk = base .. 't:' .. id
+  local r = redis.pcall('HMGET', tk, 's', 'u')
+  local s = not r.err and r[1]
+  -- A dead entry whose id now names a live task is stale: drop the entry, keep the task.
+  if s ~= 'S' and s ~= 'R' and s ~= 'A' then
+    if not r.err and r[2] and r[2] ~= '' then
+      local uk = base .. 'u:' .. r[2]
+      if redis.pcall('GET', uk) == id then redis.call('DEL', uk) end
+    end
+    redis.call('DEL', tk, base .. 'p:' .. id, base .. 'e:' .. id)
+  end
+  redis.call('ZREM', dead, id)
+  deleted = deleted + 1
+end
+
+if limit > 0 then
+  if mode == 'all' then
+    for _, id in ipairs(redis.call('ZRANGE', dead, 0, limit - 1)) do drop(id) end
+  else
+    if maxAge > 0 then
+      for _, id in ipairs(redis.call('ZRANGEBYSCORE', dead, '-inf', now - maxAge, 'LIMIT', 0, limit)) do drop(id) end
+    end
+    local excess = maxCount > 0 and redis.call('ZCARD', dead) - maxCount or 0
+    local room = limit - deleted
+    if excess > 0 and room > 0 then
+      for _, id in ipairs(redis.call('ZRANGE', dead, 0, math.min(excess, room) - 1)) do drop(id) end
+    end
+  end
+end
+
+if deleted > 0 then redis.call('HINCRBY', stats, 'purged', deleted) end
+return {now, deleted, redis.call('ZCARD', dead)}

@@ -1,0 +1,60 @@
+-- redrive: move dead letters back to ready with fresh attempt and delivery counts.
+-- KEYS (fixed 4, per item 0):
+--   1 dead   ZSET    id -> dead-letter time ms
+--   2 ready  LIST    ready id hints
+--   3 wake   LIST    wake tokens for idle dispatchers
+--   4 stats  HASH    counters
+--   derived from ARGV base (same hash tag): t:<id> HASH, p:<id> STRING, e:<id> STRING
+-- ARGV: 1 base, 2 fanoutBatch, 3 limit, 4 offset, 5 id ('' = up to limit dead entries from rank offset, oldest first)
+-- Reply: {now, moved, skipped, remainingDead}; skipped entries (task hash missing, unreadable or not in state D,
+--   or payload missing) stay dead. For a single id: moved = 1, or 0 with skipped = 1, or -1 when it is not in dead.
+-- keys: fixed=4 per-item=0
+redis.replicate_commands()
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+local dead, ready, wake, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+
+-- Integer or nil: fields and ARGV arrive as strings; fractions, inf and nan must not reach a write.
+local function int(x)
+  local num = tonumber(x)
+  if num and num == math.floor(num) and math.abs(num) < 2 ^ 53 then return num end
+end
+
+local base, fanoutBatch, limit, offset, one = ARGV[1], int(ARGV[2]), int(ARGV[3]), int(ARGV[4]), ARGV[5]
+if not (#KEYS == 4 and base and fanoutBatch and fanoutBatch >= 1 and limit and limit >= 0 and offset
+    and offset >= 0 and one) then
+  return redis.error_reply('ERR redrive: bad KEYS/ARGV')
+end
+
+local ids = {}
+if one ~= '' then
+  if not redis.call('ZSCORE', dead, one) then return {now, -1, 0, redis.call('ZCARD', dead)} end
+  ids = {one}
+elseif limit > 0 then
+  ids = redis.call('ZRANGE', dead, offset, offset + limit - 1)
+end
+
+local moved, skipped = 0, 0
+for _, id in ipairs(ids) do
+  local tk = base .. 't:' .. id
+  local s = redis.pcall('HGET', tk, 's')
+  -- Without a readable task and its payload there is nothing to run: leave the entry for inspection or purge.
+  if s ~= 'D' or redis.call('TYPE', base .. 'p:' .. id).ok ~= 'string' then
+    skipped = skipped + 1
+  else
+    redis.call('ZREM', dead, id)
+    redis.call('HSET', tk, 's', 'R', 'a', 0, 'v', 0, 'd', now)
+    redis.call('HDEL', tk, 'k', 'cr')
+    redis.call('DEL', base .. 'e:' .. id)
+    redis.call('RPUSH', ready, id)
+    moved = moved + 1
+  end
+end
+
+if moved > 0 then
+  redis.call('HINCRBY', stats, 'redriven', moved)
+  local want = math.min(math.ceil(redis.call('LLEN', ready) / fanoutBatch), 64) - redis.call('LLEN', wake)
+  for _ = 1, want do redis.call('RPUSH', wake, 1) end
+end
+return {now, moved, skipped, redis.call('ZCARD', dead)}

@@ -1,0 +1,42 @@
+-- stats: read-only snapshot of one queue partition: sizes, next deadlines, timer owner and counters.
+-- KEYS (fixed 7, per item 0):
+--   1 sched  ZSET    id -> due ms
+--   2 ready  LIST    ready id hints
+--   3 lease  ZSET    id -> lease deadline ms
+--   4 dead   ZSET    id -> dead-letter time ms
+--   5 stats  HASH    counters
+--   6 meta   HASH    v = layout version, paused = '1' when paused
+--   7 timer  STRING  timer owner id (PX)
+--   derived from ARGV base (same hash tag): t:<id> HASH of the first ready hints
+-- ARGV: 1 base, 2 hintScan (max ready hints inspected for the oldest ready due time)
+-- Reply: {now, ZCARD sched, LLEN ready, ZCARD lease, ZCARD dead, nextDue or -1, oldestReadyDue or -1, PTTL timer,
+--   timer owner or '', paused (0/1), layout version or '', then the stats hash flattened: name, value, ...}
+-- keys: fixed=7 per-item=0
+redis.replicate_commands()
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+local sched, ready, lease, dead, stats, meta, timer = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local base, hintScan = ARGV[1], tonumber(ARGV[2])
+if not (#KEYS == 7 and base and hintScan) then return redis.error_reply('ERR stats: bad KEYS/ARGV') end
+
+local head = redis.call('ZRANGE', sched, 0, 0, 'WITHSCORES')
+-- Hints can be stale (cancel, reschedule), so the age comes from the first hint whose task is really ready.
+local oldestReady = -1
+if hintScan >= 1 then
+  for _, id in ipairs(redis.call('LRANGE', ready, 0, math.floor(hintScan) - 1)) do
+    local r = redis.pcall('HMGET', base .. 't:' .. id, 's', 'd')
+    local d = not r.err and r[1] == 'R' and tonumber(r[2])
+    if d then
+      oldestReady = d
+      break
+    end
+  end
+end
+
+local reply = {now, redis.call('ZCARD', sched), redis.call('LLEN', ready), redis.call('ZCARD', lease),
+  redis.call('ZCARD', dead), head[2] and tonumber(head[2]) or -1, oldestReady, redis.call('PTTL', timer),
+  redis.call('GET', timer) or '', redis.call('HGET', meta, 'paused') == '1' and 1 or 0,
+  redis.call('HGET', meta, 'v') or ''}
+for _, x in ipairs(redis.call('HGETALL', stats)) do reply[#reply + 1] = x end
+return reply

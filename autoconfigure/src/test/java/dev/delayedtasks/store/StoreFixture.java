@@ -1,0 +1,79 @@
+package dev.delayedtasks.store;
+
+import java.time.Duration;
+import java.util.Map;
+
+import dev.delayedtasks.test.TestRedis;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The store's objects wired to a test Redis under the test class's key prefix, with the short test lease.
+ */
+final class StoreFixture implements AutoCloseable {
+
+	static final Duration LEASE = Duration.ofSeconds(2);
+
+	static final Duration GRACE = Duration.ofMillis(500);
+
+	final LettuceConnectionFactory connectionFactory;
+
+	final StringRedisTemplate redis;
+
+	final StoreSettings settings;
+
+	final StoreScripts scripts;
+
+	final PayloadCodec codec;
+
+	final QueueIndex queues;
+
+	final RedisTaskStore store;
+
+	final RedisDelayedTaskScheduler scheduler;
+
+	final RedisDeadLetters deadLetters;
+
+	StoreFixture(TestRedis testRedis) {
+		this(testRedis, StoreSettings.defaults(testRedis.keyPrefix(), LEASE, GRACE));
+	}
+
+	StoreFixture(TestRedis testRedis, StoreSettings settings) {
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(testRedis.host(),
+				testRedis.port());
+		configuration.setDatabase(testRedis.uri().getDatabase());
+		if (testRedis.uri().getPassword() != null) {
+			configuration.setPassword(testRedis.uri().getPassword());
+		}
+		this.connectionFactory = new LettuceConnectionFactory(configuration);
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+		this.redis = new StringRedisTemplate(this.connectionFactory);
+		this.settings = settings;
+		this.scripts = new StoreScripts(this.redis);
+		this.codec = new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64));
+		this.queues = new QueueIndex(this.redis, settings.keyPrefix());
+		this.store = new RedisTaskStore(this.scripts, settings);
+		this.scheduler = new RedisDelayedTaskScheduler(this.scripts, settings, this.codec, this.queues,
+				(queue) -> 4, 500);
+		this.deadLetters = new RedisDeadLetters(this.scripts, settings);
+	}
+
+	PartitionKeys keys(String queue) {
+		return this.settings.keys(queue);
+	}
+
+	Map<Object, Object> hash(String queue, String id) {
+		return this.redis.opsForHash().entries(keys(queue).task(id));
+	}
+
+	@Override
+	public void close() {
+		this.connectionFactory.destroy();
+	}
+
+}
