@@ -7,10 +7,12 @@ import java.time.Instant;
  *
  * @param id the task's id
  * @param queue the queue
- * @param reason why it was dead-lettered: {@code retries-exhausted}, {@code non-retryable}, {@code max-deliveries},
- * {@code corrupt}, or a reason the worker gave
+ * @param reason why it was dead-lettered: {@code retries-exhausted},
+ * {@code non-retryable}, {@code max-deliveries}, {@code corrupt}, or a reason the worker
+ * gave
  * @param exceptionType the class name of the last exception, or {@code ""}
- * @param message the last exception's message (truncated to 500 characters), or {@code ""}
+ * @param message the last exception's message (truncated to 500 characters), or
+ * {@code ""}
  * @param attempts how many runs failed
  * @param deadAt when it was dead-lettered, Redis time
  * @author delayed-tasks

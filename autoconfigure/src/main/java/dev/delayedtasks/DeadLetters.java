@@ -3,8 +3,9 @@ package dev.delayedtasks;
 import java.util.List;
 
 /**
- * The tasks of a queue that failed for good: list them, run them again, or delete them. Dead letters are also
- * trimmed by age and count (see {@code delayed-tasks.dead-letter.*}).
+ * The tasks of a queue that failed for good: list them, run them again, or delete them.
+ * Dead letters are also trimmed by age and count (see
+ * {@code delayed-tasks.dead-letter.*}).
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -36,7 +37,8 @@ public interface DeadLetters {
 	boolean redrive(String queue, TaskId id);
 
 	/**
-	 * Make every dead letter of a queue ready to run again (corrupt ones, which cannot run, stay).
+	 * Make every dead letter of a queue ready to run again (corrupt ones, which cannot
+	 * run, stay).
 	 * @param queue the queue
 	 * @return how many were redriven
 	 */

@@ -7,15 +7,16 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Schedules tasks to run later on a queue, and cancels, reschedules and finds them. Due times are Redis time: a delay
- * is added to Redis's clock and an {@link Instant} is compared with it, so the clocks of application servers never
- * decide when a task runs.
+ * Schedules tasks to run later on a queue, and cancels, reschedules and finds them. Due
+ * times are Redis time: a delay is added to Redis's clock and an {@link Instant} is
+ * compared with it, so the clocks of application servers never decide when a task runs.
  * <p>
- * Ids make scheduling idempotent <em>while the task exists</em>: scheduling an id again returns the existing task.
- * Completed tasks are deleted, so scheduling the same id after the task ran creates a new task.
+ * Ids make scheduling idempotent <em>while the task exists</em>: scheduling an id again
+ * returns the existing task. Completed tasks are deleted, so scheduling the same id after
+ * the task ran creates a new task.
  * <p>
- * Every method throws {@link InvalidTaskRequestException} for invalid input (before writing anything) and
- * {@link TaskStoreException} when Redis cannot be reached.
+ * Every method throws {@link InvalidTaskRequestException} for invalid input (before
+ * writing anything) and {@link TaskStoreException} when Redis cannot be reached.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -58,7 +59,8 @@ public interface DelayedTaskScheduler {
 	/**
 	 * Schedule a request with all its options.
 	 * @param request the request
-	 * @return the id of the task that stands for the request (an existing one for a known id or unique key)
+	 * @return the id of the task that stands for the request (an existing one for a known
+	 * id or unique key)
 	 */
 	default TaskId schedule(TaskRequest request) {
 		return submit(request).id();
@@ -72,16 +74,16 @@ public interface DelayedTaskScheduler {
 	ScheduleResult submit(TaskRequest request);
 
 	/**
-	 * Schedule many requests with one round trip per queue (in bounded batches). All requests are validated before
-	 * anything is written.
+	 * Schedule many requests with one round trip per queue (in bounded batches). All
+	 * requests are validated before anything is written.
 	 * @param requests the requests
 	 * @return one result per request, in order
 	 */
 	List<ScheduleResult> scheduleAll(Collection<TaskRequest> requests);
 
 	/**
-	 * Cancel a task that is scheduled or ready. A running task is asked to stop: it is not retried, and it is
-	 * deleted when its run ends.
+	 * Cancel a task that is scheduled or ready. A running task is asked to stop: it is
+	 * not retried, and it is deleted when its run ends.
 	 * @param queue the queue
 	 * @param id the task
 	 * @return {@code true} if it was scheduled or ready and is gone now
@@ -110,7 +112,8 @@ public interface DelayedTaskScheduler {
 	 * Look a task up.
 	 * @param queue the queue
 	 * @param id the task
-	 * @return the task, or empty when it does not exist (never scheduled, completed, cancelled or purged)
+	 * @return the task, or empty when it does not exist (never scheduled, completed,
+	 * cancelled or purged)
 	 */
 	Optional<TaskInfo> find(String queue, TaskId id);
 

@@ -1,9 +1,9 @@
 package dev.delayedtasks;
 
 /**
- * Thrown before anything is written when a request breaks a rule: an invalid queue name or id, a delay or instant
- * that cannot be represented, a payload that cannot be serialized or is too large. The message names the offending
- * value and the rule.
+ * Thrown before anything is written when a request breaks a rule: an invalid queue name
+ * or id, a delay or instant that cannot be represented, a payload that cannot be
+ * serialized or is too large. The message names the offending value and the rule.
  *
  * @author delayed-tasks
  * @since 0.1.0

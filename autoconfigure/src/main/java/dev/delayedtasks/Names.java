@@ -1,9 +1,10 @@
 package dev.delayedtasks;
 
 /**
- * The rules for queue names and task ids, which become parts of Redis keys: 1 to 64 characters, letters, digits,
- * {@code .}, {@code -}, {@code _} (and {@code :} in ids). No braces, whitespace or control characters, so a name can
- * never change a key's Cluster hash tag.
+ * The rules for queue names and task ids, which become parts of Redis keys: 1 to 64
+ * characters, letters, digits, {@code .}, {@code -}, {@code _} (and {@code :} in ids). No
+ * braces, whitespace or control characters, so a name can never change a key's Cluster
+ * hash tag.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -20,7 +21,8 @@ public final class Names {
 	 * Check a queue name.
 	 * @param queue the name
 	 * @return the name
-	 * @throws InvalidTaskRequestException naming the value and the rule when it is invalid
+	 * @throws InvalidTaskRequestException naming the value and the rule when it is
+	 * invalid
 	 */
 	public static String checkQueue(String queue) {
 		return check("Queue name", queue, false);
@@ -30,7 +32,8 @@ public final class Names {
 	 * Check a task id.
 	 * @param id the id
 	 * @return the id
-	 * @throws InvalidTaskRequestException naming the value and the rule when it is invalid
+	 * @throws InvalidTaskRequestException naming the value and the rule when it is
+	 * invalid
 	 */
 	public static String checkTaskId(String id) {
 		return check("Task id", id, true);

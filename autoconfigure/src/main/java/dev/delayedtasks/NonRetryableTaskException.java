@@ -1,7 +1,8 @@
 package dev.delayedtasks;
 
 /**
- * Thrown by a handler for a failure that retrying cannot fix: the task goes to the dead letters at once.
+ * Thrown by a handler for a failure that retrying cannot fix: the task goes to the dead
+ * letters at once.
  *
  * @author delayed-tasks
  * @since 0.1.0

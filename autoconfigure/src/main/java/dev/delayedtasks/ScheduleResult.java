@@ -5,7 +5,8 @@ import java.time.Instant;
 /**
  * What {@link DelayedTaskScheduler#submit(TaskRequest)} did with a request.
  *
- * @param id the id of the task that now stands for the request: the new one, or the one that already existed
+ * @param id the id of the task that now stands for the request: the new one, or the one
+ * that already existed
  * @param outcome whether a task was created
  * @param dueAt when that task is due (Redis time)
  * @author delayed-tasks

@@ -3,9 +3,10 @@ package dev.delayedtasks;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The id of a task, unique within its queue. Generated ids are 14 URL-safe characters that sort by creation time
- * (8 characters of epoch milliseconds in base 62, then 6 random ones). Callers may supply their own ids, for example
- * {@code order-42-reminder}, which makes scheduling idempotent while the task exists.
+ * The id of a task, unique within its queue. Generated ids are 14 URL-safe characters
+ * that sort by creation time (8 characters of epoch milliseconds in base 62, then 6
+ * random ones). Callers may supply their own ids, for example {@code order-42-reminder},
+ * which makes scheduling idempotent while the task exists.
  *
  * @param value the id
  * @author delayed-tasks

@@ -26,8 +26,9 @@ public record TaskInfo(TaskId id, String queue, TaskState state, int failures, i
 	/**
 	 * A recorded failure.
 	 *
-	 * @param reason why the task failed or was dead-lettered, for example {@code failed}, {@code retries-exhausted},
-	 * {@code non-retryable}, {@code max-deliveries} or {@code corrupt}
+	 * @param reason why the task failed or was dead-lettered, for example {@code failed},
+	 * {@code retries-exhausted}, {@code non-retryable}, {@code max-deliveries} or
+	 * {@code corrupt}
 	 * @param exceptionType the exception's class name, or {@code ""}
 	 * @param message the exception's message (truncated), or {@code ""}
 	 */

@@ -9,7 +9,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Everything about one task to schedule. Immutable: each {@code with}-style method returns a new request.
+ * Everything about one task to schedule. Immutable: each {@code with}-style method
+ * returns a new request.
  *
  * <pre class="code">
  * TaskRequest.of("emails", email).delay(Duration.ofMinutes(10)).id("order-42-reminder")
@@ -17,16 +18,17 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  *
  * @param queue the queue
- * @param payload the payload, serialized to JSON; {@code null} only for requests made with {@link #of(String)}
+ * @param payload the payload, serialized to JSON; {@code null} only for requests made
+ * with {@link #of(String)}
  * @param delay the delay from Redis's "now", or {@code null}
  * @param runAt the instant to run at, compared with Redis time, or {@code null}
  * @param id a caller-supplied id, or {@code null} to generate one
- * @param uniqueKey the key that makes this task unique, or {@code null} to use the payload when {@code uniqueFor} is
- * set
- * @param uniqueFor how long a second request with the same unique key is answered with this task instead of creating
- * another, or {@code null} for no uniqueness
- * @param maxAttempts how many times the task may run before it is dead-lettered, or {@code null} for the handler's
- * retry policy
+ * @param uniqueKey the key that makes this task unique, or {@code null} to use the
+ * payload when {@code uniqueFor} is set
+ * @param uniqueFor how long a second request with the same unique key is answered with
+ * this task instead of creating another, or {@code null} for no uniqueness
+ * @param maxAttempts how many times the task may run before it is dead-lettered, or
+ * {@code null} for the handler's retry policy
  * @param headers string headers that travel beside the payload
  * @author delayed-tasks
  * @since 0.1.0
@@ -58,7 +60,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	}
 
 	/**
-	 * A request for a task without payload, for handlers that take only a {@code TaskContext}.
+	 * A request for a task without payload, for handlers that take only a
+	 * {@code TaskContext}.
 	 * @param queue the queue
 	 * @return the request
 	 */
@@ -67,7 +70,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	}
 
 	/**
-	 * Run after {@code delay}, counted from Redis's clock when the task is stored. Replaces any {@link #at(Instant)}.
+	 * Run after {@code delay}, counted from Redis's clock when the task is stored.
+	 * Replaces any {@link #at(Instant)}.
 	 * @param delay the delay, zero or positive
 	 * @return a new request
 	 */
@@ -77,8 +81,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	}
 
 	/**
-	 * Run at {@code runAt}, compared with Redis's clock; an instant in the past runs at once. Replaces any
-	 * {@link #delay(Duration)}.
+	 * Run at {@code runAt}, compared with Redis's clock; an instant in the past runs at
+	 * once. Replaces any {@link #delay(Duration)}.
 	 * @param runAt the instant
 	 * @return a new request
 	 */
@@ -88,7 +92,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	}
 
 	/**
-	 * Use a caller-supplied id: scheduling it again while the task exists returns the existing task.
+	 * Use a caller-supplied id: scheduling it again while the task exists returns the
+	 * existing task.
 	 * @param id the id
 	 * @return a new request
 	 */
@@ -97,7 +102,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	}
 
 	/**
-	 * Use a caller-supplied id: scheduling it again while the task exists returns the existing task.
+	 * Use a caller-supplied id: scheduling it again while the task exists returns the
+	 * existing task.
 	 * @param id the id
 	 * @return a new request
 	 */
@@ -107,7 +113,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	}
 
 	/**
-	 * Make the task unique by an explicit key (combine with {@link #uniqueFor(Duration)}).
+	 * Make the task unique by an explicit key (combine with
+	 * {@link #uniqueFor(Duration)}).
 	 * @param uniqueKey the key, for example {@code user-7-welcome}
 	 * @return a new request
 	 */
@@ -117,8 +124,9 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	}
 
 	/**
-	 * For this long, or until the task completes, is cancelled or is dead-lettered, a request with the same unique key
-	 * (by default the queue and the payload) returns this task instead of creating another.
+	 * For this long, or until the task completes, is cancelled or is dead-lettered, a
+	 * request with the same unique key (by default the queue and the payload) returns
+	 * this task instead of creating another.
 	 * @param uniqueFor the window, positive
 	 * @return a new request
 	 */
@@ -128,8 +136,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	}
 
 	/**
-	 * How many times the task may run in all (first run plus retries) before it is dead-lettered. Overrides the
-	 * handler's retry policy.
+	 * How many times the task may run in all (first run plus retries) before it is
+	 * dead-lettered. Overrides the handler's retry policy.
 	 * @param maxAttempts at least 1
 	 * @return a new request
 	 */

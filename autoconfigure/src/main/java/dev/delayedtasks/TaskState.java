@@ -1,7 +1,8 @@
 package dev.delayedtasks;
 
 /**
- * Where a task is in its life. Completed and cancelled tasks are deleted, so they are not found at all.
+ * Where a task is in its life. Completed and cancelled tasks are deleted, so they are not
+ * found at all.
  *
  * @author delayed-tasks
  * @since 0.1.0

@@ -3,9 +3,10 @@ package dev.delayedtasks;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown when Redis could not be reached or refused an operation. When it is thrown by a scheduling call, the task
- * may or may not have been stored: retrying with the same {@link #getTaskId() id} is safe, because scheduling with an
- * id that exists returns that task instead of creating another.
+ * Thrown when Redis could not be reached or refused an operation. When it is thrown by a
+ * scheduling call, the task may or may not have been stored: retrying with the same
+ * {@link #getTaskId() id} is safe, because scheduling with an id that exists returns that
+ * task instead of creating another.
  *
  * @author delayed-tasks
  * @since 0.1.0

@@ -3,7 +3,8 @@ package dev.delayedtasks.store;
 import java.util.List;
 
 /**
- * What a claim did: the tasks it leased, and when the next deadline of the partition falls.
+ * What a claim did: the tasks it leased, and when the next deadline of the partition
+ * falls.
  *
  * @param now Redis time of the claim, epoch milliseconds
  * @param nextDueMs the earliest scheduled due time, or -1

@@ -5,8 +5,9 @@ import dev.delayedtasks.DelayedTaskException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The version of the Redis data layout this library writes, stored in each partition's {@code meta} hash. A library
- * that finds another version refuses to touch the queue rather than misread it.
+ * The version of the Redis data layout this library writes, stored in each partition's
+ * {@code meta} hash. A library that finds another version refuses to touch the queue
+ * rather than misread it.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -36,7 +37,8 @@ public final class LayoutVersion {
 
 	/**
 	 * Check every known queue's layout version.
-	 * @throws DelayedTaskException naming the queue, both versions and what to do, on a mismatch
+	 * @throws DelayedTaskException naming the queue, both versions and what to do, on a
+	 * mismatch
 	 */
 	public void verify() {
 		for (String queue : this.queues.queues()) {

@@ -20,9 +20,10 @@ import tools.jackson.databind.node.ObjectNode;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Turns payloads into the stored envelope {@code {"h":{headers},"b":payload}} and back, with Jackson. Uses a copy of
- * the application's mapper with default typing switched off: no class names are ever written to or trusted from
- * Redis; the handler's declared parameter type alone decides what a payload becomes.
+ * Turns payloads into the stored envelope {@code {"h":{headers},"b":payload}} and back,
+ * with Jackson. Uses a copy of the application's mapper with default typing switched off:
+ * no class names are ever written to or trusted from Redis; the handler's declared
+ * parameter type alone decides what a payload becomes.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -57,7 +58,8 @@ public final class PayloadCodec {
 	 * @param payload the payload, or {@code null} for none
 	 * @param headers the headers
 	 * @return the envelope JSON
-	 * @throws InvalidTaskRequestException if Jackson cannot write the payload or it is over the size limit
+	 * @throws InvalidTaskRequestException if Jackson cannot write the payload or it is
+	 * over the size limit
 	 */
 	public String envelope(String queue, @Nullable Object payload, Map<String, String> headers) {
 		String body = write(queue, payload, this.mapper);
@@ -132,8 +134,8 @@ public final class PayloadCodec {
 	}
 
 	/**
-	 * The fixed-size digest of a payload within a queue, from its canonical JSON (sorted properties and map keys), so
-	 * equal payloads give equal digests.
+	 * The fixed-size digest of a payload within a queue, from its canonical JSON (sorted
+	 * properties and map keys), so equal payloads give equal digests.
 	 * @param queue the queue
 	 * @param payload the payload
 	 * @return 16 URL-safe characters

@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * A validated request, in the form the {@code enqueue} script takes it.
  *
  * @param queue the queue
- * @param id the task id (generated before the call, so a retry after a timeout can reuse it)
+ * @param id the task id (generated before the call, so a retry after a timeout can reuse
+ * it)
  * @param absolute whether {@code time} is an epoch instant rather than a delay
  * @param time the delay or the instant, in milliseconds
  * @param maxAttempts runs allowed in all
@@ -30,7 +31,10 @@ import org.jspecify.annotations.Nullable;
 record PreparedTask(String queue, TaskId id, boolean absolute, long time, int maxAttempts, long uniqueTtlMs,
 		@Nullable String uniqueDigest, String envelope) {
 
-	/** The latest instant a task may run at: keeps every due time exact in a Lua number and a ZSET score. */
+	/**
+	 * The latest instant a task may run at: keeps every due time exact in a Lua number
+	 * and a ZSET score.
+	 */
 	static final Instant LATEST = LocalDate.of(9999, 12, 31).atStartOfDay().toInstant(ZoneOffset.UTC);
 
 	private static final int MAX_ATTEMPTS_LIMIT = 1000;
@@ -110,8 +114,8 @@ record PreparedTask(String queue, TaskId id, boolean absolute, long time, int ma
 
 	private static long positiveMillis(String queue, String what, Duration duration) {
 		if (duration.isNegative() || duration.isZero() || duration.compareTo(Duration.ofDays(36500)) > 0) {
-			throw new InvalidTaskRequestException(
-					what + " " + duration + " for queue '" + queue + "' is invalid: use a positive duration up to 100 years");
+			throw new InvalidTaskRequestException(what + " " + duration + " for queue '" + queue
+					+ "' is invalid: use a positive duration up to 100 years");
 		}
 		return Math.max(1, duration.toMillis());
 	}

@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The index of known queues ({@code <prefix>:queues}), kept outside every partition because it spans them. Each
- * process adds a queue once, not on every schedule.
+ * The index of known queues ({@code <prefix>:queues}), kept outside every partition
+ * because it spans them. Each process adds a queue once, not on every schedule.
  *
  * @author delayed-tasks
  * @since 0.1.0

@@ -18,8 +18,8 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 
 /**
- * {@link DeadLetters} on Redis: listing reads the {@code dead} set and each task's error record in one pipeline;
- * redrive and purge run their scripts in bounded batches.
+ * {@link DeadLetters} on Redis: listing reads the {@code dead} set and each task's error
+ * record in one pipeline; redrive and purge run their scripts in bounded batches.
  *
  * @author delayed-tasks
  * @since 0.1.0

@@ -25,8 +25,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
 /**
- * {@link DelayedTaskScheduler} on Redis. Validates every request and serializes its payload before writing anything,
- * then sends one {@code enqueue} script call per queue and batch.
+ * {@link DelayedTaskScheduler} on Redis. Validates every request and serializes its
+ * payload before writing anything, then sends one {@code enqueue} script call per queue
+ * and batch.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -187,8 +188,8 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 					TaskRecords.error(error)));
 		}
 		catch (DataAccessException ex) {
-			throw new TaskStoreException("Redis failed to read task " + id + " of queue '" + queue + "': "
-					+ ex.getMessage(), id, ex);
+			throw new TaskStoreException(
+					"Redis failed to read task " + id + " of queue '" + queue + "': " + ex.getMessage(), id, ex);
 		}
 	}
 

@@ -72,8 +72,8 @@ public final class RedisTaskStore implements TaskStore {
 				Integer.toString(this.settings.promoteLimit()), Integer.toString(this.settings.reapLimit()),
 				millis(this.settings.reapGrace()), Integer.toString(this.settings.fanoutBatch()),
 				Integer.toString(this.settings.maxDeliveries()));
-		return new Reply(this.scripts.run(Script.PROMOTE, List.of(keys.sched(), keys.ready(), keys.lease(),
-				keys.dead(), keys.wake(), keys.tick(), keys.timer(), keys.stats()), args, queue, null));
+		return new Reply(this.scripts.run(Script.PROMOTE, List.of(keys.sched(), keys.ready(), keys.lease(), keys.dead(),
+				keys.wake(), keys.tick(), keys.timer(), keys.stats()), args, queue, null));
 	}
 
 	@Override

@@ -1,8 +1,9 @@
 package dev.delayedtasks.store;
 
 /**
- * The Lua scripts and the shape of their {@code KEYS}: a fixed part, then a stride per item for the batch scripts.
- * Each file's header repeats these counts on its {@code -- keys:} line, and a test checks that both agree.
+ * The Lua scripts and the shape of their {@code KEYS}: a fixed part, then a stride per
+ * item for the batch scripts. Each file's header repeats these counts on its
+ * {@code -- keys:} line, and a test checks that both agree.
  *
  * @author delayed-tasks
  * @since 0.1.0

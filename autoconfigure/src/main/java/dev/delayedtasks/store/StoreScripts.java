@@ -14,9 +14,10 @@ import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
 /**
- * Runs the Lua scripts on the application's Redis connection. Spring Data Redis sends {@code EVALSHA} and falls back
- * to {@code EVAL} when the server has lost its script cache (restart, failover, {@code SCRIPT FLUSH}). Redis failures
- * become {@link TaskStoreException}s that say which operation on which queue failed.
+ * Runs the Lua scripts on the application's Redis connection. Spring Data Redis sends
+ * {@code EVALSHA} and falls back to {@code EVAL} when the server has lost its script
+ * cache (restart, failover, {@code SCRIPT FLUSH}). Redis failures become
+ * {@link TaskStoreException}s that say which operation on which queue failed.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -29,13 +30,14 @@ public final class StoreScripts {
 
 	/**
 	 * Load every script from the classpath.
-	 * @param redis a template with string serializers on the connection factory delayed tasks uses
+	 * @param redis a template with string serializers on the connection factory delayed
+	 * tasks uses
 	 */
 	public StoreScripts(StringRedisTemplate redis) {
 		this.redis = redis;
 		for (Script script : Script.values()) {
-			this.scripts.put(script, RedisScript.of(new ClassPathResource(script.fileName(), StoreScripts.class),
-					List.class));
+			this.scripts.put(script,
+					RedisScript.of(new ClassPathResource(script.fileName(), StoreScripts.class), List.class));
 		}
 	}
 
@@ -45,15 +47,16 @@ public final class StoreScripts {
 	 * @param keys its keys, shaped as {@link Script} declares
 	 * @param args its arguments
 	 * @param queue the queue, for error messages
-	 * @param taskId the task being written, for error messages and retries, or {@code null}
-	 * @return the script's reply, with bulk strings as {@code String} and integers as {@code Long}
+	 * @param taskId the task being written, for error messages and retries, or
+	 * {@code null}
+	 * @return the script's reply, with bulk strings as {@code String} and integers as
+	 * {@code Long}
 	 * @throws TaskStoreException when Redis fails or cannot be reached
 	 */
 	public List<Object> run(Script script, List<String> keys, List<String> args, String queue,
 			@Nullable String taskId) {
-		Assert.isTrue(script.acceptsKeyCount(keys.size()),
-				() -> script.fileName() + " takes " + script.fixedKeys() + " + n*" + script.keysPerItem() + " keys, not "
-						+ keys.size());
+		Assert.isTrue(script.acceptsKeyCount(keys.size()), () -> script.fileName() + " takes " + script.fixedKeys()
+				+ " + n*" + script.keysPerItem() + " keys, not " + keys.size());
 		try {
 			@SuppressWarnings("unchecked")
 			List<Object> reply = this.redis.execute(this.scripts.get(script), keys, args.toArray());
@@ -61,8 +64,9 @@ public final class StoreScripts {
 			return reply;
 		}
 		catch (DataAccessException ex) {
-			throw new TaskStoreException("Redis failed to run " + script.fileName() + " for queue '" + queue + "'"
-					+ ((taskId != null) ? " (task " + taskId + ")" : "") + ": " + ex.getMessage(),
+			throw new TaskStoreException(
+					"Redis failed to run " + script.fileName() + " for queue '" + queue + "'"
+							+ ((taskId != null) ? " (task " + taskId + ")" : "") + ": " + ex.getMessage(),
 					(taskId != null) ? new dev.delayedtasks.TaskId(taskId) : null, ex);
 		}
 	}

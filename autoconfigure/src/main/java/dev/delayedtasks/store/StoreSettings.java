@@ -8,11 +8,13 @@ import java.time.Duration;
  * @param keyPrefix the prefix of every key
  * @param leaseDuration how long a claim or heartbeat leases a task
  * @param reapGrace how long past its lease deadline a task is reaped
- * @param maxDeliveries claims after which a task whose lease keeps expiring is dead-lettered
+ * @param maxDeliveries claims after which a task whose lease keeps expiring is
+ * dead-lettered
  * @param promoteLimit most due tasks one script moves to ready
  * @param reapLimit most expired leases one script reaps
  * @param fanoutBatch ready tasks per wake token, so several idle dispatchers wake at once
- * @param claimByteBudget payload bytes after which a claim stops adding tasks to its reply
+ * @param claimByteBudget payload bytes after which a claim stops adding tasks to its
+ * reply
  * @param deadLetterMaxAge age after which dead letters are deleted
  * @param deadLetterMaxCount dead letters kept per queue
  * @param trimLimit most dead letters one script deletes

@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
  * How a run failed, and what the retry policy decided.
  *
  * @param retryDelay the back-off before the next run, or {@code null} to dead-letter now
- * @param deadReason the dead-letter reason when {@code retryDelay} is {@code null}, for example
- * {@code non-retryable}
+ * @param deadReason the dead-letter reason when {@code retryDelay} is {@code null}, for
+ * example {@code non-retryable}
  * @param exceptionType the exception's class name
  * @param message the exception's message, truncated to 500 characters
  * @author delayed-tasks

@@ -5,7 +5,8 @@ import dev.delayedtasks.TaskState;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the stored fields of a task: its state letter, numbers, and the error record {@code reason\ntype\nmessage}.
+ * Reads the stored fields of a task: its state letter, numbers, and the error record
+ * {@code reason\ntype\nmessage}.
  *
  * @author delayed-tasks
  * @since 0.1.0

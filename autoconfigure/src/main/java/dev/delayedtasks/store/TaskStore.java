@@ -4,9 +4,10 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The operations workers and the timer perform on a queue partition, each one atomic script. Every transition out
- * of the leased state presents the lease token, so a worker that lost its lease can never complete, retry or
- * resurrect a task somebody else now runs.
+ * The operations workers and the timer perform on a queue partition, each one atomic
+ * script. Every transition out of the leased state presents the lease token, so a worker
+ * that lost its lease can never complete, retry or resurrect a task somebody else now
+ * runs.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -32,7 +33,8 @@ public interface TaskStore {
 	TimerTick promote(String queue, String ownerId, Duration timerTtl);
 
 	/**
-	 * Give up the partition's timer if this instance holds it, so another takes over at once.
+	 * Give up the partition's timer if this instance holds it, so another takes over at
+	 * once.
 	 * @param queue the queue
 	 * @param ownerId this instance's id
 	 */
@@ -47,7 +49,8 @@ public interface TaskStore {
 	List<AckOutcome> ack(String queue, List<Lease> leases);
 
 	/**
-	 * Record a failed run: schedule the retry after the back-off, or dead-letter the task.
+	 * Record a failed run: schedule the retry after the back-off, or dead-letter the
+	 * task.
 	 * @param queue the queue
 	 * @param lease the lease
 	 * @param failure the failure and the policy's decision
@@ -64,7 +67,8 @@ public interface TaskStore {
 	List<ExtendOutcome> extend(String queue, List<Lease> leases);
 
 	/**
-	 * Give leased tasks back to the head of the ready list without counting a delivery (graceful shutdown).
+	 * Give leased tasks back to the head of the ready list without counting a delivery
+	 * (graceful shutdown).
 	 * @param queue the queue
 	 * @param leases the leases
 	 * @return one outcome per lease
@@ -82,7 +86,10 @@ public interface TaskStore {
 		/** The token did not match: somebody else owns the task now (a duplicate run). */
 		STALE,
 
-		/** The task no longer exists (an acknowledgement replayed after it already completed). */
+		/**
+		 * The task no longer exists (an acknowledgement replayed after it already
+		 * completed).
+		 */
 		GONE,
 
 		/** The task's data was unreadable; it was dead-lettered as corrupt. */

@@ -6,13 +6,13 @@ import java.util.Map;
 import dev.delayedtasks.test.TestRedis;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.unit.DataSize;
 
 /**
- * The store's objects wired to a test Redis under the test class's key prefix, with the short test lease.
+ * The store's objects wired to a test Redis under the test class's key prefix, with the
+ * short test lease.
  */
 final class StoreFixture implements AutoCloseable {
 
@@ -43,13 +43,8 @@ final class StoreFixture implements AutoCloseable {
 	}
 
 	StoreFixture(TestRedis testRedis, StoreSettings settings) {
-		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(testRedis.host(),
-				testRedis.port());
-		configuration.setDatabase(testRedis.uri().getDatabase());
-		if (testRedis.uri().getPassword() != null) {
-			configuration.setPassword(testRedis.uri().getPassword());
-		}
-		this.connectionFactory = new LettuceConnectionFactory(configuration);
+		this.connectionFactory = new LettuceConnectionFactory(
+				LettuceConnectionFactory.createRedisConfiguration(testRedis.uri()));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 		this.redis = new StringRedisTemplate(this.connectionFactory);
@@ -58,8 +53,8 @@ final class StoreFixture implements AutoCloseable {
 		this.codec = new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64));
 		this.queues = new QueueIndex(this.redis, settings.keyPrefix());
 		this.store = new RedisTaskStore(this.scripts, settings);
-		this.scheduler = new RedisDelayedTaskScheduler(this.scripts, settings, this.codec, this.queues,
-				(queue) -> 4, 500);
+		this.scheduler = new RedisDelayedTaskScheduler(this.scripts, settings, this.codec, this.queues, (queue) -> 4,
+				500);
 		this.deadLetters = new RedisDeadLetters(this.scripts, settings);
 	}
 
