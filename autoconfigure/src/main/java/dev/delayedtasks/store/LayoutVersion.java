@@ -1,6 +1,10 @@
 package dev.delayedtasks.store;
 
 import dev.delayedtasks.DelayedTaskException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.dao.DataAccessException;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -16,6 +20,8 @@ public final class LayoutVersion {
 
 	/** The layout this library writes and reads. */
 	public static final String CURRENT = "1";
+
+	private static final Log logger = LogFactory.getLog(LayoutVersion.class);
 
 	private final StringRedisTemplate redis;
 
@@ -41,7 +47,17 @@ public final class LayoutVersion {
 	 * mismatch
 	 */
 	public void verify() {
-		for (String queue : this.queues.queues()) {
+		java.util.Set<String> known;
+		try {
+			known = this.queues.queues();
+		}
+		catch (DataAccessException ex) {
+			// The enqueue script checks the version on every write too, so an unreachable
+			// Redis need not stop startup.
+			logger.warn("Could not verify the delayed-tasks data layout, Redis did not answer: " + ex.getMessage());
+			return;
+		}
+		for (String queue : known) {
 			Object stored = this.redis.opsForHash().get(this.settings.keys(queue).meta(), "v");
 			if (stored != null && !CURRENT.equals(stored.toString())) {
 				throw mismatch(queue, stored.toString());

@@ -23,55 +23,64 @@ public record PartitionKeys(String queue, String base) {
 	}
 
 	/**
-	 * @return the schedule ZSET: id to due time */
+	 * @return the schedule ZSET: id to due time
+	 */
 	public String sched() {
 		return this.base + "sched";
 	}
 
 	/**
-	 * @return the ready LIST of id hints */
+	 * @return the ready LIST of id hints
+	 */
 	public String ready() {
 		return this.base + "ready";
 	}
 
 	/**
-	 * @return the lease ZSET: id to lease deadline */
+	 * @return the lease ZSET: id to lease deadline
+	 */
 	public String lease() {
 		return this.base + "lease";
 	}
 
 	/**
-	 * @return the dead-letter ZSET: id to dead-letter time */
+	 * @return the dead-letter ZSET: id to dead-letter time
+	 */
 	public String dead() {
 		return this.base + "dead";
 	}
 
 	/**
-	 * @return the wake LIST that idle dispatchers block on */
+	 * @return the wake LIST that idle dispatchers block on
+	 */
 	public String wake() {
 		return this.base + "wake";
 	}
 
 	/**
-	 * @return the tick LIST that tells the timer owner the earliest deadline changed */
+	 * @return the tick LIST that tells the timer owner the earliest deadline changed
+	 */
 	public String tick() {
 		return this.base + "tick";
 	}
 
 	/**
-	 * @return the timer-owner STRING */
+	 * @return the timer-owner STRING
+	 */
 	public String timer() {
 		return this.base + "timer";
 	}
 
 	/**
-	 * @return the counters HASH */
+	 * @return the counters HASH
+	 */
 	public String stats() {
 		return this.base + "stats";
 	}
 
 	/**
-	 * @return the meta HASH: layout version and paused flag */
+	 * @return the meta HASH: layout version and paused flag
+	 */
 	public String meta() {
 		return this.base + "meta";
 	}

@@ -1,0 +1,103 @@
+package dev.delayedtasks.autoconfigure;
+
+import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.store.LayoutVersion;
+import dev.delayedtasks.store.PayloadCodec;
+import dev.delayedtasks.store.QueueIndex;
+import dev.delayedtasks.store.RedisDeadLetters;
+import dev.delayedtasks.store.RedisDelayedTaskScheduler;
+import dev.delayedtasks.store.RedisTaskStore;
+import dev.delayedtasks.store.StoreScripts;
+import dev.delayedtasks.store.StoreSettings;
+import dev.delayedtasks.store.TaskStore;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Auto-configuration of the delayed-tasks store: a {@link DelayedTaskScheduler} and
+ * {@link DeadLetters} on the application's {@link RedisConnectionFactory}, with the
+ * library's own string template (never the application's {@code RedisTemplate} and its
+ * serializers).
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration" })
+@ConditionalOnClass({ StringRedisTemplate.class, JsonMapper.class })
+@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
+@ConditionalOnBooleanProperty(name = "delayed-tasks.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(DelayedTasksProperties.class)
+public final class DelayedTasksAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	StoreSettings delayedTasksStoreSettings(DelayedTasksProperties properties) {
+		DelayedTasksProperties.Worker worker = properties.worker();
+		StoreSettings defaults = StoreSettings.defaults(properties.keyPrefix(), worker.leaseDuration(),
+				worker.reapGrace());
+		return new StoreSettings(defaults.keyPrefix(), defaults.leaseDuration(), defaults.reapGrace(),
+				worker.maxDeliveries(), defaults.promoteLimit(), defaults.reapLimit(), defaults.fanoutBatch(),
+				defaults.claimByteBudget(), properties.deadLetter().retention(), properties.deadLetter().maxCount(),
+				defaults.trimLimit(), defaults.tombstoneTtl());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	StoreScripts delayedTasksStoreScripts(RedisConnectionFactory connectionFactory) {
+		return new StoreScripts(new StringRedisTemplate(connectionFactory));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PayloadCodec delayedTasksPayloadCodec(ObjectProvider<JsonMapper> jsonMapper, DelayedTasksProperties properties) {
+		return new PayloadCodec(jsonMapper.getIfAvailable(JsonMapper::shared), properties.producer().maxPayloadSize());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	QueueIndex delayedTasksQueueIndex(RedisConnectionFactory connectionFactory, StoreSettings settings) {
+		return new QueueIndex(new StringRedisTemplate(connectionFactory), settings.keyPrefix());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(DelayedTaskScheduler.class)
+	RedisDelayedTaskScheduler delayedTaskScheduler(StoreScripts scripts, StoreSettings settings, PayloadCodec codec,
+			QueueIndex queues, DelayedTasksProperties properties) {
+		int maxAttempts = properties.retry().maxRetries() + 1;
+		return new RedisDelayedTaskScheduler(scripts, settings, codec, queues, (queue) -> maxAttempts,
+				properties.producer().batchSize());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(DeadLetters.class)
+	RedisDeadLetters delayedTaskDeadLetters(StoreScripts scripts, StoreSettings settings) {
+		return new RedisDeadLetters(scripts, settings);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(TaskStore.class)
+	RedisTaskStore delayedTaskStore(StoreScripts scripts, StoreSettings settings) {
+		return new RedisTaskStore(scripts, settings);
+	}
+
+	@Bean
+	SmartInitializingSingleton delayedTasksLayoutVerification(RedisConnectionFactory connectionFactory,
+			StoreSettings settings, QueueIndex queues) {
+		LayoutVersion layout = new LayoutVersion(new StringRedisTemplate(connectionFactory), settings, queues);
+		return layout::verify;
+	}
+
+}

@@ -1,0 +1,130 @@
+package dev.delayedtasks.autoconfigure;
+
+import java.time.Duration;
+
+import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.DelayedTaskException;
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.store.PartitionKeys;
+import dev.delayedtasks.store.StoreSettings;
+import dev.delayedtasks.store.TaskStore;
+import dev.delayedtasks.test.TestRedis;
+import dev.delayedtasks.test.WithRedis;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.util.unit.DataSize;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+
+@WithRedis
+class DelayedTasksAutoConfigurationIntegrationTests {
+
+	private final ApplicationContextRunner runner;
+
+	private final TestRedis redis;
+
+	DelayedTasksAutoConfigurationIntegrationTests(TestRedis redis) {
+		this.redis = redis;
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayedTasksAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.url=" + redis.url(),
+					"delayed-tasks.key-prefix=" + redis.keyPrefix());
+	}
+
+	@Test
+	void runWithRedisShouldProvideASchedulerThatWorks() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(DelayedTaskScheduler.class)
+				.hasSingleBean(DeadLetters.class)
+				.hasSingleBean(TaskStore.class);
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			TaskId id = scheduler.schedule("autoconfig", "hello", Duration.ofMinutes(5));
+			assertThat(scheduler.find("autoconfig", id)).hasValueSatisfying((info) -> {
+				assertThat(info.maxAttempts()).isEqualTo(4);
+				assertThat(info.deliveries()).isZero();
+			});
+			assertThat(context.getBean(StringRedisTemplate.class).hasKey(redis.keyPrefix() + ":queues")).isTrue();
+		});
+	}
+
+	@Test
+	void runShouldBindPropertiesIntoTheStoreSettings() {
+		this.runner
+			.withPropertyValues("delayed-tasks.worker.lease-duration=2s", "delayed-tasks.worker.reap-grace=500ms",
+					"delayed-tasks.worker.max-deliveries=4", "delayed-tasks.dead-letter.retention=7d",
+					"delayed-tasks.dead-letter.max-count=10", "delayed-tasks.producer.max-payload-size=1KB",
+					"delayed-tasks.retry.max-retries=1")
+			.run((context) -> {
+				StoreSettings settings = context.getBean(StoreSettings.class);
+				assertThat(settings.leaseDuration()).isEqualTo(Duration.ofSeconds(2));
+				assertThat(settings.reapGrace()).isEqualTo(Duration.ofMillis(500));
+				assertThat(settings.maxDeliveries()).isEqualTo(4);
+				assertThat(settings.deadLetterMaxAge()).isEqualTo(Duration.ofDays(7));
+				assertThat(settings.deadLetterMaxCount()).isEqualTo(10);
+				assertThat(context.getBean(DelayedTasksProperties.class).producer().maxPayloadSize())
+					.isEqualTo(DataSize.ofKilobytes(1));
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				TaskId id = scheduler.schedule("bound", "x", Duration.ofMinutes(5));
+				assertThat(scheduler.find("bound", id)).hasValueSatisfying((info) -> {
+					assertThat(info.maxAttempts()).isEqualTo(2);
+				});
+			});
+	}
+
+	@Test
+	void runWhenDisabledShouldNotProvideAnything() {
+		this.runner.withPropertyValues("delayed-tasks.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(DelayedTaskScheduler.class)
+				.doesNotHaveBean(TaskStore.class));
+	}
+
+	@Test
+	void runWithAUserSchedulerShouldBackOff() {
+		DelayedTaskScheduler mine = mock(DelayedTaskScheduler.class);
+		this.runner.withBean("myScheduler", DelayedTaskScheduler.class, () -> mine)
+			.run((context) -> assertThat(context.getBean(DelayedTaskScheduler.class)).isSameAs(mine));
+	}
+
+	@Test
+	void runWithoutSpringDataRedisShouldNotProvideAnything() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DelayedTasksAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader(StringRedisTemplate.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(DelayedTaskScheduler.class));
+	}
+
+	@Test
+	void runWithTwoConnectionFactoriesShouldNotGuess() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DelayedTasksAutoConfiguration.class))
+			.withBean("one", RedisConnectionFactory.class, () -> mock(RedisConnectionFactory.class))
+			.withBean("another", RedisConnectionFactory.class, () -> mock(RedisConnectionFactory.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DelayedTaskScheduler.class));
+	}
+
+	@Test
+	void runWhenRedisHoldsAnotherLayoutShouldFailFastAndSayWhatToDo() {
+		String prefix = this.redis.keyPrefix() + "-layout";
+		this.runner.withPropertyValues("delayed-tasks.key-prefix=" + prefix).run((context) -> {
+			StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+			template.opsForSet().add(prefix + ":queues", "old");
+			template.opsForHash().put(PartitionKeys.of(prefix, "old").meta(), "v", "99");
+		});
+		this.runner.withPropertyValues("delayed-tasks.key-prefix=" + prefix).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).isInstanceOf(DelayedTaskException.class)
+				.hasMessageContaining("Queue 'old'")
+				.hasMessageContaining("layout version 99")
+				.hasMessageContaining("delayed-tasks.key-prefix");
+		});
+	}
+
+}
