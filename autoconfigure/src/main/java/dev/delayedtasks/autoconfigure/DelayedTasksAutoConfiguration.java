@@ -1,5 +1,8 @@
 package dev.delayedtasks.autoconfigure;
 
+import java.util.OptionalInt;
+import java.util.function.ToIntFunction;
+
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.store.LayoutVersion;
@@ -11,6 +14,7 @@ import dev.delayedtasks.store.RedisTaskStore;
 import dev.delayedtasks.store.StoreScripts;
 import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
+import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -22,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -40,6 +45,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 @ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 @ConditionalOnBooleanProperty(name = "delayed-tasks.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DelayedTasksProperties.class)
+@Import(DelayedTasksWorkerConfiguration.class)
 public final class DelayedTasksAutoConfiguration {
 
 	@Bean
@@ -75,9 +81,16 @@ public final class DelayedTasksAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(DelayedTaskScheduler.class)
 	RedisDelayedTaskScheduler delayedTaskScheduler(StoreScripts scripts, StoreSettings settings, PayloadCodec codec,
-			QueueIndex queues, DelayedTasksProperties properties) {
-		int maxAttempts = properties.retry().maxRetries() + 1;
-		return new RedisDelayedTaskScheduler(scripts, settings, codec, queues, (queue) -> maxAttempts,
+			QueueIndex queues, DelayedTasksProperties properties, ObjectProvider<DelayedTaskHandlerRegistry> handlers) {
+		// Max attempts when a request sets none: this application's handler's retry
+		// policy bean, else the queue's
+		// properties, else the global ones.
+		ToIntFunction<String> maxAttempts = (queue) -> {
+			DelayedTaskHandlerRegistry registry = handlers.getIfAvailable();
+			OptionalInt fromHandler = (registry != null) ? registry.maxAttemptsOfHandler(queue) : OptionalInt.empty();
+			return fromHandler.orElseGet(() -> properties.retry(queue).maxRetries() + 1);
+		};
+		return new RedisDelayedTaskScheduler(scripts, settings, codec, queues, maxAttempts,
 				properties.producer().batchSize());
 	}
 

@@ -13,8 +13,8 @@ import dev.delayedtasks.TaskInfo.TaskError;
 import dev.delayedtasks.TaskStoreException;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.connection.StringRedisConnection;
-import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisOperations;
+import org.springframework.data.redis.core.SessionCallback;
 import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 
 /**
@@ -53,13 +53,22 @@ public final class RedisDeadLetters implements DeadLetters {
 				return List.of();
 			}
 			List<TypedTuple<String>> ordered = new ArrayList<>(entries);
-			List<Object> details = this.scripts.template().executePipelined((RedisCallback<Object>) (connection) -> {
-				StringRedisConnection strings = (StringRedisConnection) connection;
-				for (TypedTuple<String> entry : ordered) {
-					strings.hGet(keys.task(entry.getValue()), "a");
-					strings.get(keys.error(entry.getValue()));
+			// A SessionCallback: the connection a RedisCallback gets is a proxy that is
+			// not a
+			// StringRedisConnection, so casting it fails.
+			List<Object> details = this.scripts.template().executePipelined(new SessionCallback<Object>() {
+
+				@Override
+				@SuppressWarnings("unchecked")
+				public <K, V> Object execute(RedisOperations<K, V> operations) {
+					RedisOperations<String, String> strings = (RedisOperations<String, String>) operations;
+					for (TypedTuple<String> entry : ordered) {
+						strings.opsForHash().get(keys.task(entry.getValue()), "a");
+						strings.opsForValue().get(keys.error(entry.getValue()));
+					}
+					return null;
 				}
-				return null;
+
 			});
 			List<DeadLetter> letters = new ArrayList<>(ordered.size());
 			for (int i = 0; i < ordered.size(); i++) {

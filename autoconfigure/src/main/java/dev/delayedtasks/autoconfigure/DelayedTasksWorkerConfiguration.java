@@ -1,0 +1,113 @@
+package dev.delayedtasks.autoconfigure;
+
+import java.time.Duration;
+
+import dev.delayedtasks.DelayedTaskListener;
+import dev.delayedtasks.annotation.DelayedTaskHandlerBeanPostProcessor;
+import dev.delayedtasks.annotation.HandlerDefaults;
+import dev.delayedtasks.store.PayloadCodec;
+import dev.delayedtasks.store.QueueControl;
+import dev.delayedtasks.store.StoreSettings;
+import dev.delayedtasks.store.TaskStore;
+import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import dev.delayedtasks.worker.FailureRouter;
+import dev.delayedtasks.worker.Listeners;
+import dev.delayedtasks.worker.WorkerSettings;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.thread.Threading;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.core.retry.RetryPolicy;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * The worker side: handler discovery, the handler registry and what it runs on. Off with
+ * {@code delayed-tasks.worker.enabled=false} for producer-only applications.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnBooleanProperty(name = "delayed-tasks.worker.enabled", matchIfMissing = true)
+class DelayedTasksWorkerConfiguration {
+
+	private static final Log logger = LogFactory.getLog(DelayedTasksWorkerConfiguration.class);
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static DelayedTaskHandlerBeanPostProcessor delayedTaskHandlerBeanPostProcessor(Environment environment) {
+		// A post-processor is created before configuration properties beans: bind them
+		// directly.
+		DelayedTasksProperties properties = Binder.get(environment)
+			.bindOrCreate("delayed-tasks", DelayedTasksProperties.class);
+		return new DelayedTaskHandlerBeanPostProcessor(new PropertiesHandlerDefaults(properties));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	QueueControl delayedTasksQueueControl(RedisConnectionFactory connectionFactory, StoreSettings settings) {
+		return new QueueControl(new StringRedisTemplate(connectionFactory), settings);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayedTaskHandlerRegistry delayedTaskHandlerRegistry(TaskStore store, RedisConnectionFactory connectionFactory,
+			StoreSettings storeSettings, PayloadCodec codec, QueueControl queues, DelayedTasksProperties properties,
+			ObjectProvider<DelayedTaskListener> listeners, Environment environment) {
+		DelayedTasksProperties.Worker worker = properties.worker();
+		warnIfShutdownTimeoutTooLong(worker.shutdownTimeout(), environment);
+		WorkerSettings settings = new WorkerSettings(worker.leaseDuration(), worker.reapGrace(), worker.timerTtl(),
+				worker.blockTimeout(), worker.shutdownTimeout(), worker.maxClaim(),
+				Threading.VIRTUAL.isActive(environment));
+		return DelayedTaskHandlerRegistry.create(store, connectionFactory, settings, storeSettings, codec,
+				new FailureRouter(properties.retry().nonRetryableExceptions()),
+				new Listeners(listeners.orderedStream().toList()), queues);
+	}
+
+	private static void warnIfShutdownTimeoutTooLong(Duration shutdownTimeout, Environment environment) {
+		Duration phase = Binder.get(environment)
+			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+			.orElse(Duration.ofSeconds(30));
+		if (shutdownTimeout.compareTo(phase) >= 0) {
+			logger.warn("delayed-tasks.worker.shutdown-timeout (" + shutdownTimeout
+					+ ") is not below spring.lifecycle.timeout-per-shutdown-phase (" + phase
+					+ "): Spring may stop the Redis connection before unfinished tasks are released, and they would "
+					+ "then wait for their leases to expire. Lower the first or raise the second.");
+		}
+	}
+
+	/**
+	 * Handler defaults from {@code delayed-tasks.queues.<queue>.*}, then the global
+	 * settings.
+	 */
+	private record PropertiesHandlerDefaults(DelayedTasksProperties properties) implements HandlerDefaults {
+
+		@Override
+		public int concurrency(String queue) {
+			return this.properties.concurrency(queue);
+		}
+
+		@Override
+		public @Nullable Duration timeout(String queue) {
+			return this.properties.timeout(queue);
+		}
+
+		@Override
+		public RetryPolicy retryPolicy(String queue) {
+			return this.properties.retry(queue).toRetryPolicy();
+		}
+
+	}
+
+}

@@ -1,0 +1,216 @@
+package dev.delayedtasks.worker;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import dev.delayedtasks.store.Lease;
+import dev.delayedtasks.store.TaskFailure;
+import dev.delayedtasks.store.TaskStore;
+import dev.delayedtasks.store.TaskStore.AckOutcome;
+import dev.delayedtasks.store.TaskStore.FailOutcome;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The completion path of a queue: records the outcome of finished runs in Redis on its
+ * own thread, acknowledging successes in batches. Handler threads never talk to Redis
+ * about their own outcome, so an interrupted handler thread cannot lose it. A completion
+ * that cannot reach Redis is retried while the run's lease lasts; after that the task
+ * runs again elsewhere (at least once).
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+final class Completions {
+
+	private static final Log logger = LogFactory.getLog(Completions.class);
+
+	private static final int MAX_BATCH = 128;
+
+	private final String queue;
+
+	private final TaskStore store;
+
+	private final LeaseHeartbeat heartbeat;
+
+	private final Listeners listeners;
+
+	private final BlockingQueue<Completion> pending = new LinkedBlockingQueue<>();
+
+	private volatile boolean running;
+
+	private @Nullable Thread thread;
+
+	Completions(String queue, TaskStore store, LeaseHeartbeat heartbeat, Listeners listeners) {
+		this.queue = queue;
+		this.store = store;
+		this.heartbeat = heartbeat;
+		this.listeners = listeners;
+	}
+
+	void start() {
+		this.running = true;
+		Thread worker = new Thread(this::drain, "delayed-tasks-complete-" + this.queue);
+		worker.setDaemon(true);
+		this.thread = worker;
+		worker.start();
+	}
+
+	void succeeded(ActiveRun run, Duration runTime) {
+		this.pending.add(new Completion(run, null, null, runTime));
+	}
+
+	void failed(ActiveRun run, Throwable failure, TaskFailure decision, Duration runTime) {
+		this.pending.add(new Completion(run, failure, decision, runTime));
+	}
+
+	boolean isIdle() {
+		return this.pending.isEmpty();
+	}
+
+	/**
+	 * Record what is pending, then stop the thread.
+	 * @param timeout the longest wait
+	 */
+	void stop(Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (!this.pending.isEmpty() && System.nanoTime() < deadline) {
+			sleep(10);
+		}
+		this.running = false;
+		Thread worker = this.thread;
+		if (worker != null) {
+			worker.interrupt();
+		}
+	}
+
+	private void drain() {
+		while (this.running) {
+			try {
+				Completion first = this.pending.poll(200, TimeUnit.MILLISECONDS);
+				if (first == null) {
+					continue;
+				}
+				List<Completion> batch = new ArrayList<>();
+				batch.add(first);
+				this.pending.drainTo(batch, MAX_BATCH - 1);
+				record(batch);
+			}
+			catch (InterruptedException ex) {
+				if (!this.running) {
+					return;
+				}
+			}
+		}
+	}
+
+	private void record(List<Completion> batch) {
+		// A run released at shutdown belongs to nobody now; recording its outcome would
+		// only be rejected.
+		batch.stream().filter((c) -> c.run().released()).forEach((c) -> this.heartbeat.untrack(c.run()));
+		batch = batch.stream().filter((c) -> !c.run().released()).toList();
+		List<Completion> successes = batch.stream().filter((c) -> c.failure() == null).toList();
+		List<Completion> failures = batch.stream().filter((c) -> c.failure() != null).toList();
+		try {
+			if (!successes.isEmpty()) {
+				List<AckOutcome> outcomes = this.store.ack(this.queue,
+						successes.stream().map((c) -> c.run().lease()).toList());
+				for (int i = 0; i < successes.size(); i++) {
+					acknowledged(successes.get(i), outcomes.get(i));
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			retryLater(successes, ex);
+		}
+		for (Completion failure : failures) {
+			try {
+				failed(failure, this.store.fail(this.queue, failure.run().lease(), failure.decision()));
+			}
+			catch (RuntimeException ex) {
+				retryLater(List.of(failure), ex);
+			}
+		}
+	}
+
+	private void acknowledged(Completion completion, AckOutcome outcome) {
+		ActiveRun run = completion.run();
+		this.heartbeat.untrack(run);
+		switch (outcome) {
+			case DONE -> this.listeners.succeeded(run.context(), completion.runTime());
+			case STALE -> {
+				logger.warn("Task " + run.lease().id() + " of queue '" + this.queue
+						+ "' completed, but another worker had taken it over: it ran twice");
+				this.listeners.staleAcknowledgement(run.context());
+			}
+			case GONE -> logger.debug("Task " + run.lease().id() + " was already completed");
+			case CORRUPT -> logger.warn("Task " + run.lease().id() + " of queue '" + this.queue
+					+ "' had corrupt data in Redis and was dead-lettered");
+		}
+	}
+
+	private void failed(Completion completion, FailOutcome outcome) {
+		ActiveRun run = completion.run();
+		Lease lease = run.lease();
+		Throwable failure = completion.failure();
+		this.heartbeat.untrack(run);
+		switch (outcome.kind()) {
+			case RETRY_SCHEDULED, RETRY_READY -> {
+				logger.info("Task " + lease.id() + " of queue '" + this.queue + "' failed (attempt "
+						+ run.context().attempt() + "), retrying: " + failure);
+				this.listeners.retried(run.context(), failure, Instant.ofEpochMilli(outcome.dueMs()));
+			}
+			case DEAD -> {
+				String reason = (completion.decision().retryDelay() != null) ? "retries-exhausted"
+						: completion.decision().deadReason();
+				logger.warn("Task " + lease.id() + " of queue '" + this.queue + "' failed for good after attempt "
+						+ run.context().attempt() + " (" + reason + "), moved to the dead letters: " + failure);
+				this.listeners.deadLettered(run.context(), failure, reason);
+			}
+			case CANCELLED -> logger.info("Task " + lease.id() + " of queue '" + this.queue + "' was cancelled");
+			case STALE -> {
+				logger.warn("Task " + lease.id() + " of queue '" + this.queue
+						+ "' failed, but another worker had taken it over: it ran twice");
+				this.listeners.staleAcknowledgement(run.context());
+			}
+			case GONE, CORRUPT -> logger.warn("Task " + lease.id() + " of queue '" + this.queue + "' was "
+					+ outcome.kind().name().toLowerCase() + " when its failure was recorded: " + failure);
+		}
+	}
+
+	private void retryLater(List<Completion> completions, RuntimeException ex) {
+		long now = System.nanoTime();
+		for (Completion completion : completions) {
+			if (completion.run().leaseExpiredAt(now) || !this.running) {
+				logger.warn("Could not record the outcome of task " + completion.run().lease().id() + " of queue '"
+						+ this.queue + "' before its lease ran out; it will run again: " + ex.getMessage());
+				this.heartbeat.untrack(completion.run());
+			}
+			else {
+				this.pending.add(completion);
+			}
+		}
+		sleep(100);
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private record Completion(ActiveRun run, @Nullable Throwable failure, @Nullable TaskFailure decision,
+			Duration runTime) {
+
+	}
+
+}

@@ -1,0 +1,249 @@
+package dev.delayedtasks.worker;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
+
+import java.util.UUID;
+
+import dev.delayedtasks.store.PayloadCodec;
+import dev.delayedtasks.store.QueueControl;
+import dev.delayedtasks.store.StoreSettings;
+import dev.delayedtasks.store.TaskStore;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.BeanInitializationException;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.function.SingletonSupplier;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
+/**
+ * The {@code @DelayedTaskHandler}s of this instance: starts them with the application
+ * (those with {@code autoStartup}), stops them first on shutdown, and lets applications
+ * start, stop and inspect them by id and pause or resume queues, like Spring Kafka's
+ * listener endpoint registry.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
+
+	/**
+	 * Stops before the Redis connection factory and the web server, starts after them.
+	 */
+	public static final int PHASE = Integer.MAX_VALUE - 100;
+
+	private final Function<ScheduledExecutorService[], WorkerServices> services;
+
+	private final QueueControl queues;
+
+	private final Map<String, HandlerEndpoint> endpoints = new LinkedHashMap<>();
+
+	private final Map<String, QueueWorker> workers = new LinkedHashMap<>();
+
+	private @Nullable ScheduledExecutorService timerScheduler;
+
+	private @Nullable ScheduledExecutorService maintenance;
+
+	private volatile boolean running;
+
+	DelayedTaskHandlerRegistry(Function<ScheduledExecutorService[], WorkerServices> services, QueueControl queues) {
+		this.services = services;
+		this.queues = queues;
+	}
+
+	/**
+	 * Create a registry.
+	 * @param store the task store
+	 * @param connectionFactory the Lettuce connection factory blocking connections are
+	 * made from (only when a handler starts)
+	 * @param settings how workers run
+	 * @param storeSettings key layout and script limits
+	 * @param codec the payload codec
+	 * @param failureRouter decides about failed runs
+	 * @param listeners the listeners
+	 * @param queues pauses and resumes queues
+	 * @return the registry
+	 */
+	public static DelayedTaskHandlerRegistry create(TaskStore store, RedisConnectionFactory connectionFactory,
+			WorkerSettings settings, StoreSettings storeSettings, PayloadCodec codec, FailureRouter failureRouter,
+			Listeners listeners, QueueControl queues) {
+		String instanceId = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
+		SingletonSupplier<BlockingConnections> connections = SingletonSupplier
+			.of(() -> new BlockingConnections(connectionFactory));
+		return new DelayedTaskHandlerRegistry((schedulers) -> new WorkerServices(store, connections.obtain(), settings,
+				storeSettings, codec, failureRouter, listeners, instanceId, schedulers[0], schedulers[1]), queues);
+	}
+
+	/**
+	 * Add a handler. Called by the annotation post-processor once all singletons exist.
+	 * @param endpoint the handler
+	 * @throws BeanInitializationException if its id or queue is taken by another handler
+	 */
+	public synchronized void register(HandlerEndpoint endpoint) {
+		for (HandlerEndpoint other : this.endpoints.values()) {
+			if (other.queue().equals(endpoint.queue())) {
+				throw new BeanInitializationException("@DelayedTaskHandler " + endpoint + " handles queue '"
+						+ endpoint.queue() + "', which " + other + " handles already: one handler per queue");
+			}
+		}
+		if (this.endpoints.containsKey(endpoint.id())) {
+			throw new BeanInitializationException("@DelayedTaskHandler " + endpoint + " has the id '" + endpoint.id()
+					+ "' of " + this.endpoints.get(endpoint.id()) + ": handler ids must be unique");
+		}
+		this.endpoints.put(endpoint.id(), endpoint);
+		if (this.running) {
+			QueueWorker worker = new QueueWorker(endpoint, services());
+			this.workers.put(endpoint.id(), worker);
+			if (endpoint.autoStartup()) {
+				worker.start();
+			}
+		}
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.running) {
+			return;
+		}
+		this.timerScheduler = Executors.newSingleThreadScheduledExecutor(named("delayed-tasks-timer-"));
+		this.maintenance = Executors.newScheduledThreadPool(1, named("delayed-tasks-heartbeat-"));
+		this.running = true;
+		for (HandlerEndpoint endpoint : this.endpoints.values()) {
+			QueueWorker worker = new QueueWorker(endpoint, services());
+			this.workers.put(endpoint.id(), worker);
+			if (endpoint.autoStartup()) {
+				worker.start();
+			}
+		}
+	}
+
+	private WorkerServices services() {
+		return this.services.apply(new ScheduledExecutorService[] { this.timerScheduler, this.maintenance });
+	}
+
+	private static CustomizableThreadFactory named(String prefix) {
+		CustomizableThreadFactory factory = new CustomizableThreadFactory(prefix);
+		factory.setDaemon(true);
+		return factory;
+	}
+
+	@Override
+	public void stop() {
+		List<QueueWorker> toStop;
+		synchronized (this) {
+			if (!this.running) {
+				return;
+			}
+			this.running = false;
+			toStop = new ArrayList<>(this.workers.values());
+		}
+		// In parallel, so the whole shutdown stays within one shutdown timeout.
+		List<Thread> stoppers = toStop.stream()
+			.map((worker) -> new Thread(worker::stop, "delayed-tasks-stop-" + worker.queue()))
+			.toList();
+		stoppers.forEach(Thread::start);
+		for (Thread stopper : stoppers) {
+			try {
+				stopper.join();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				break;
+			}
+		}
+		synchronized (this) {
+			this.workers.clear();
+			if (this.timerScheduler != null) {
+				this.timerScheduler.shutdownNow();
+			}
+			if (this.maintenance != null) {
+				this.maintenance.shutdownNow();
+			}
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+	/**
+	 * A handler by id.
+	 * @param id the handler id
+	 * @return the handler, empty when unknown or the registry is not running
+	 */
+	public synchronized Optional<HandlerContainer> getHandler(String id) {
+		return Optional.ofNullable(this.workers.get(id));
+	}
+
+	/**
+	 * Every handler of this instance.
+	 * @return the handlers
+	 */
+	public synchronized Collection<HandlerContainer> getHandlers() {
+		return List.copyOf(this.workers.values());
+	}
+
+	/**
+	 * The registered handlers' endpoints, running or not.
+	 * @return the endpoints
+	 */
+	public synchronized Collection<HandlerEndpoint> getEndpoints() {
+		return List.copyOf(this.endpoints.values());
+	}
+
+	/**
+	 * The max attempts this instance's handler of a queue asks for through its retry
+	 * policy bean, if it names one.
+	 * @param queue the queue
+	 * @return the max attempts, or empty
+	 */
+	public synchronized OptionalInt maxAttemptsOfHandler(String queue) {
+		return this.endpoints.values()
+			.stream()
+			.filter((endpoint) -> endpoint.queue().equals(queue) && endpoint.retryPolicyFromBean())
+			.mapToInt((endpoint) -> FailureRouter.maxRetries(endpoint.retryPolicy()) + 1)
+			.findFirst();
+	}
+
+	/**
+	 * Pause a queue on every instance: its tasks are not claimed until
+	 * {@link #resume(String)}.
+	 * @param queue the queue
+	 */
+	public void pause(String queue) {
+		this.queues.pause(queue);
+	}
+
+	/**
+	 * Resume a paused queue on every instance.
+	 * @param queue the queue
+	 */
+	public void resume(String queue) {
+		this.queues.resume(queue);
+	}
+
+	/**
+	 * Whether a queue is paused.
+	 * @param queue the queue
+	 * @return whether it is paused
+	 */
+	public boolean isPaused(String queue) {
+		return this.queues.isPaused(queue);
+	}
+
+}

@@ -1,0 +1,239 @@
+package dev.delayedtasks.worker;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import dev.delayedtasks.store.PartitionKeys;
+import dev.delayedtasks.store.TaskStore;
+import dev.delayedtasks.store.TimerTick;
+import dev.delayedtasks.worker.BlockingConnections.BlockingConnection;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The timer of one queue partition. The instance that holds the partition's timer lease
+ * in Redis arms a local monotonic timer for the next due time or lease expiry the scripts
+ * report, and runs {@code promote} at that instant; an enqueue that creates a new
+ * earliest due time pushes a {@code tick} the owner blocks on, so it re-arms at once.
+ * Other instances try to take the lease over when it would expire, so a dead owner is
+ * replaced within its TTL. No fixed-period poll decides when a task runs.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+final class PromotionTimer {
+
+	private static final Log logger = LogFactory.getLog(PromotionTimer.class);
+
+	private static final long ERROR_RETRY_MILLIS = 250;
+
+	private final String queue;
+
+	private final PartitionKeys keys;
+
+	private final TaskStore store;
+
+	private final String instanceId;
+
+	private final Duration ttl;
+
+	private final Duration grace;
+
+	private final Duration block;
+
+	private final ScheduledExecutorService scheduler;
+
+	private final BlockingConnections connections;
+
+	private volatile boolean running;
+
+	private volatile boolean owner;
+
+	private @Nullable ScheduledFuture<?> armed;
+
+	private @Nullable Thread tickReader;
+
+	private @Nullable BlockingConnection tickConnection;
+
+	private boolean errorLogged;
+
+	PromotionTimer(String queue, PartitionKeys keys, TaskStore store, String instanceId, WorkerSettings settings,
+			ScheduledExecutorService scheduler, BlockingConnections connections) {
+		this.queue = queue;
+		this.keys = keys;
+		this.store = store;
+		this.instanceId = instanceId;
+		this.ttl = settings.timerTtl();
+		this.grace = settings.reapGrace();
+		this.block = settings.blockTimeout();
+		this.scheduler = scheduler;
+		this.connections = connections;
+	}
+
+	synchronized void start() {
+		if (this.running) {
+			return;
+		}
+		this.running = true;
+		this.armed = this.scheduler.schedule(this::tick, 0, TimeUnit.MILLISECONDS);
+		Thread reader = new Thread(this::readTicks, "delayed-tasks-tick-" + this.queue);
+		reader.setDaemon(true);
+		this.tickReader = reader;
+		reader.start();
+	}
+
+	void stop() {
+		Thread reader;
+		synchronized (this) {
+			if (!this.running) {
+				return;
+			}
+			this.running = false;
+			if (this.armed != null) {
+				this.armed.cancel(false);
+			}
+			reader = this.tickReader;
+		}
+		if (reader != null) {
+			reader.interrupt();
+			try {
+				reader.join(this.block.plusSeconds(2).toMillis());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		if (this.owner) {
+			try {
+				this.store.resignTimer(this.queue, this.instanceId);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not resign the timer of queue '" + this.queue + "': " + ex.getMessage());
+			}
+			this.owner = false;
+		}
+	}
+
+	boolean isOwner() {
+		return this.owner;
+	}
+
+	boolean isRunning() {
+		return this.running;
+	}
+
+	/**
+	 * Take or keep the timer lease, promote due tasks, reap expired leases, and arm the
+	 * next tick.
+	 */
+	void tick() {
+		if (!this.running) {
+			return;
+		}
+		long delayMillis;
+		try {
+			long started = System.nanoTime();
+			TimerTick tick = this.store.promote(this.queue, this.instanceId, this.ttl);
+			long halfRoundTrip = (System.nanoTime() - started) / 2_000_000;
+			this.owner = tick.owner();
+			delayMillis = tick.owner() ? ownerDelay(tick, halfRoundTrip) : contenderDelay(tick);
+			this.errorLogged = false;
+		}
+		catch (RuntimeException ex) {
+			if (!this.errorLogged) {
+				logger.warn("Timer of queue '" + this.queue + "' could not reach Redis, retrying: " + ex.getMessage());
+				this.errorLogged = true;
+			}
+			delayMillis = ERROR_RETRY_MILLIS;
+		}
+		arm(delayMillis);
+	}
+
+	private long ownerDelay(TimerTick tick, long halfRoundTrip) {
+		if (tick.more()) {
+			return 0;
+		}
+		long renew = this.ttl.toMillis() / 3;
+		long next = Long.MAX_VALUE;
+		if (tick.nextDueMs() >= 0) {
+			next = tick.nextDueMs();
+		}
+		if (tick.earliestLeaseMs() >= 0) {
+			next = Math.min(next, tick.earliestLeaseMs() + this.grace.toMillis());
+		}
+		if (next == Long.MAX_VALUE) {
+			return renew;
+		}
+		// Redis time of the reply is about half a round trip old by now; never spin below
+		// 1 ms.
+		return Math.max(1, Math.min(renew, next - tick.now() - halfRoundTrip));
+	}
+
+	private long contenderDelay(TimerTick tick) {
+		return Math.max(50, Math.min(tick.ttlMs(), this.ttl.toMillis()));
+	}
+
+	private synchronized void arm(long delayMillis) {
+		if (!this.running) {
+			return;
+		}
+		if (this.armed != null) {
+			this.armed.cancel(false);
+		}
+		this.armed = this.scheduler.schedule(this::tick, delayMillis, TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * Block on the partition's tick list while this instance owns the timer: a popped
+	 * tick means an enqueue created a new earliest due time.
+	 */
+	private void readTicks() {
+		while (this.running) {
+			try {
+				if (!this.owner) {
+					Thread.sleep(100);
+					continue;
+				}
+				if (this.tickConnection == null) {
+					this.tickConnection = this.connections.open(this.block);
+				}
+				if (this.tickConnection.pop(this.block, this.keys.tick()) != null) {
+					this.scheduler.execute(this::tick);
+				}
+			}
+			catch (InterruptedException ex) {
+				break;
+			}
+			catch (RuntimeException ex) {
+				if (!this.running) {
+					break;
+				}
+				logger.debug("Tick reader of queue '" + this.queue + "' failed, retrying: " + ex.getMessage());
+				closeTickConnection();
+				sleepQuietly(ERROR_RETRY_MILLIS);
+			}
+		}
+		closeTickConnection();
+	}
+
+	private void closeTickConnection() {
+		BlockingConnection connection = this.tickConnection;
+		this.tickConnection = null;
+		if (connection != null) {
+			connection.close();
+		}
+	}
+
+	private static void sleepQuietly(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}

@@ -1,0 +1,326 @@
+package dev.delayedtasks.worker;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.store.ClaimBatch;
+import dev.delayedtasks.store.ClaimedTask;
+import dev.delayedtasks.store.PartitionKeys;
+import dev.delayedtasks.store.PayloadCodec.Envelope;
+import dev.delayedtasks.store.TaskStore;
+import dev.delayedtasks.worker.BlockingConnections.BlockingConnection;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
+/**
+ * Runs one handler's queue on this instance: a dispatcher thread that claims tasks while
+ * permits are free and otherwise blocks on the queue's wake list, the worker threads that
+ * run handlers, the lease heartbeat, the completion path, and the queue's
+ * {@link PromotionTimer}.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+final class QueueWorker implements HandlerContainer {
+
+	private static final Log logger = LogFactory.getLog(QueueWorker.class);
+
+	private final HandlerEndpoint endpoint;
+
+	private final TaskStore store;
+
+	private final BlockingConnections connections;
+
+	private final WorkerSettings settings;
+
+	private final PartitionKeys keys;
+
+	private final ScheduledExecutorService maintenance;
+
+	private final Semaphore permits;
+
+	private final LeaseHeartbeat heartbeat;
+
+	private final Completions completions;
+
+	private final TaskRunner runner;
+
+	private final PromotionTimer timer;
+
+	private final AtomicInteger running = new AtomicInteger();
+
+	private volatile boolean started;
+
+	private @Nullable Thread dispatcher;
+
+	private @Nullable ExecutorService executor;
+
+	private @Nullable ScheduledFuture<?> heartbeats;
+
+	private String nonce = "";
+
+	QueueWorker(HandlerEndpoint endpoint, WorkerServices services) {
+		this.endpoint = endpoint;
+		this.store = services.store();
+		this.connections = services.connections();
+		this.settings = services.settings();
+		this.keys = services.storeSettings().keys(endpoint.queue());
+		this.maintenance = services.maintenance();
+		this.permits = new Semaphore(endpoint.concurrency());
+		this.heartbeat = new LeaseHeartbeat(endpoint.queue(), this.store, this.settings);
+		this.completions = new Completions(endpoint.queue(), this.store, this.heartbeat, services.listeners());
+		this.runner = new TaskRunner(endpoint, services.codec(), services.failureRouter(), this.completions,
+				services.listeners(), this.maintenance);
+		this.timer = new PromotionTimer(endpoint.queue(), this.keys, this.store, services.instanceId(), this.settings,
+				services.timerScheduler(), this.connections);
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.started) {
+			return;
+		}
+		this.started = true;
+		this.nonce = UUID.randomUUID().toString().substring(0, 8);
+		this.executor = this.settings.virtualThreads() ? virtualThreads()
+				: Executors.newFixedThreadPool(this.endpoint.concurrency(),
+						new CustomizableThreadFactory("delayed-tasks-" + this.endpoint.queue() + "-"));
+		this.completions.start();
+		long beat = this.settings.heartbeatInterval().toMillis();
+		this.heartbeats = this.maintenance.scheduleAtFixedRate(this.heartbeat::beat, beat, beat, TimeUnit.MILLISECONDS);
+		this.timer.start();
+		Thread thread = new Thread(this::dispatch, "delayed-tasks-dispatcher-" + this.endpoint.queue());
+		thread.setDaemon(true);
+		this.dispatcher = thread;
+		thread.start();
+		logger.info("Started handler " + this.endpoint);
+	}
+
+	private ExecutorService virtualThreads() {
+		SimpleAsyncTaskExecutor virtual = new SimpleAsyncTaskExecutor("delayed-tasks-" + this.endpoint.queue() + "-");
+		virtual.setVirtualThreads(true);
+		return new java.util.concurrent.AbstractExecutorService() {
+
+			private volatile boolean shutdown;
+
+			@Override
+			public void execute(Runnable command) {
+				virtual.execute(command);
+			}
+
+			@Override
+			public void shutdown() {
+				this.shutdown = true;
+			}
+
+			@Override
+			public List<Runnable> shutdownNow() {
+				this.shutdown = true;
+				return List.of();
+			}
+
+			@Override
+			public boolean isShutdown() {
+				return this.shutdown;
+			}
+
+			@Override
+			public boolean isTerminated() {
+				return this.shutdown;
+			}
+
+			@Override
+			public boolean awaitTermination(long timeout, TimeUnit unit) {
+				return true;
+			}
+
+		};
+	}
+
+	private void dispatch() {
+		BlockingConnection wake = null;
+		long backOff = 0;
+		while (this.started) {
+			try {
+				if (!this.permits.tryAcquire(this.settings.blockTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+					continue;
+				}
+				int wanted = Math.min(this.permits.availablePermits() + 1, this.settings.maxClaim());
+				this.permits.release();
+				ClaimBatch batch = this.store.claim(this.endpoint.queue(), wanted, this.nonce);
+				for (ClaimedTask task : batch.tasks()) {
+					this.permits.acquire();
+					submit(task, batch.now());
+				}
+				backOff = 0;
+				if (batch.tasks().size() < wanted && !batch.more()) {
+					if (wake == null) {
+						wake = this.connections.open(this.settings.blockTimeout());
+					}
+					wake.pop(this.settings.blockTimeout(), this.keys.wake());
+				}
+			}
+			catch (InterruptedException ex) {
+				break;
+			}
+			catch (RuntimeException ex) {
+				if (!this.started) {
+					break;
+				}
+				backOff = Math.min(1000, Math.max(50, backOff * 2));
+				logger.warn("Dispatcher of queue '" + this.endpoint.queue() + "' failed, retrying in " + backOff
+						+ " ms: " + ex.getMessage());
+				if (wake != null) {
+					wake.close();
+					wake = null;
+				}
+				sleep(backOff);
+			}
+		}
+		if (wake != null) {
+			wake.close();
+		}
+	}
+
+	private void submit(ClaimedTask task, long claimedAt) {
+		Envelope envelope = this.runner.read(task.envelope());
+		TaskContext context = new TaskContext(task.id(), this.endpoint.queue(), task.failures() + 1, task.deliveries(),
+				Instant.ofEpochMilli(task.dueMs()), Instant.ofEpochMilli(claimedAt), TaskRunner.headers(envelope),
+				task.token());
+		ActiveRun run = this.heartbeat.track(task.lease(), context);
+		this.running.incrementAndGet();
+		try {
+			this.executor.execute(() -> {
+				try {
+					this.runner.run(run, envelope, task.envelope());
+				}
+				finally {
+					this.running.decrementAndGet();
+					this.permits.release();
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			this.running.decrementAndGet();
+			this.permits.release();
+			throw ex;
+		}
+	}
+
+	@Override
+	public void stop() {
+		Thread thread;
+		synchronized (this) {
+			if (!this.started) {
+				return;
+			}
+			this.started = false;
+			thread = this.dispatcher;
+		}
+		if (thread != null) {
+			thread.interrupt();
+			join(thread);
+		}
+		this.timer.stop();
+		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos();
+		while (this.running.get() > 0 && System.nanoTime() < deadline) {
+			sleep(10);
+		}
+		releaseUnfinished();
+		this.completions.stop(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())).plusSeconds(1));
+		if (this.heartbeats != null) {
+			this.heartbeats.cancel(false);
+		}
+		if (this.executor != null) {
+			this.executor.shutdown();
+		}
+		logger.info("Stopped handler " + this.endpoint);
+	}
+
+	private void releaseUnfinished() {
+		List<ActiveRun> unfinished = this.heartbeat.active().stream().filter((run) -> !run.isFinished()).toList();
+		if (unfinished.isEmpty() || this.running.get() == 0) {
+			return;
+		}
+		for (ActiveRun run : unfinished) {
+			run.stop("released");
+		}
+		try {
+			this.store.release(this.endpoint.queue(), unfinished.stream().map(ActiveRun::lease).toList());
+			logger.info("Released " + unfinished.size() + " unfinished task(s) of queue '" + this.endpoint.queue()
+					+ "' so another instance runs them now");
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not release " + unfinished.size() + " task(s) of queue '" + this.endpoint.queue()
+					+ "'; they run again after their lease expires: " + ex.getMessage());
+		}
+		unfinished.forEach(this.heartbeat::untrack);
+	}
+
+	private void join(Thread thread) {
+		try {
+			thread.join(this.settings.blockTimeout().plusSeconds(2).toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Override
+	public String id() {
+		return this.endpoint.id();
+	}
+
+	@Override
+	public String queue() {
+		return this.endpoint.queue();
+	}
+
+	@Override
+	public int concurrency() {
+		return this.endpoint.concurrency();
+	}
+
+	@Override
+	public int activeTasks() {
+		return this.running.get();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.started;
+	}
+
+	@Override
+	public boolean isTimerOwner() {
+		return this.timer.isOwner();
+	}
+
+	HandlerEndpoint endpoint() {
+		return this.endpoint;
+	}
+
+}

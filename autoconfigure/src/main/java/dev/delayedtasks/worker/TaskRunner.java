@@ -1,0 +1,154 @@
+package dev.delayedtasks.worker;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.TaskTimeoutException;
+import dev.delayedtasks.store.PayloadCodec;
+import dev.delayedtasks.store.PayloadCodec.Envelope;
+import dev.delayedtasks.store.TaskFailure;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JavaType;
+
+import org.springframework.util.ClassUtils;
+
+/**
+ * Runs one claimed task on a worker thread: converts the payload to the handler's
+ * declared type, calls the handler under its timeout with the task in the MDC, and hands
+ * the outcome to the completion path. A payload that cannot be converted is dead-lettered
+ * on its first delivery instead of being retried for ever.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+final class TaskRunner {
+
+	private static final boolean MDC_PRESENT = ClassUtils.isPresent("org.slf4j.MDC", TaskRunner.class.getClassLoader());
+
+	private final HandlerEndpoint endpoint;
+
+	private final PayloadCodec codec;
+
+	private final @Nullable JavaType payloadType;
+
+	private final FailureRouter failures;
+
+	private final Completions completions;
+
+	private final Listeners listeners;
+
+	private final ScheduledExecutorService timeouts;
+
+	TaskRunner(HandlerEndpoint endpoint, PayloadCodec codec, FailureRouter failures, Completions completions,
+			Listeners listeners, ScheduledExecutorService timeouts) {
+		this.endpoint = endpoint;
+		this.codec = codec;
+		this.payloadType = (endpoint.payloadType() != null) ? codec.type(endpoint.payloadType()) : null;
+		this.failures = failures;
+		this.completions = completions;
+		this.listeners = listeners;
+		this.timeouts = timeouts;
+	}
+
+	/**
+	 * Read a stored envelope, or {@code null} when it is unreadable (the run then
+	 * dead-letters the task).
+	 * @param envelope the stored JSON
+	 * @return the envelope
+	 */
+	@Nullable Envelope read(String envelope) {
+		try {
+			return this.codec.read(envelope);
+		}
+		catch (IllegalArgumentException ex) {
+			return null;
+		}
+	}
+
+	void run(ActiveRun run, @Nullable Envelope envelope, String rawEnvelope) {
+		TaskContext context = run.context();
+		long started = System.nanoTime();
+		Object payload;
+		try {
+			payload = convert(envelope, rawEnvelope);
+		}
+		catch (IllegalArgumentException ex) {
+			run.markFinished();
+			this.completions.failed(run, ex, TaskFailure.of(null, FailureRouter.UNREADABLE_PAYLOAD, ex), Duration.ZERO);
+			return;
+		}
+		Throwable failure = null;
+		run.bind(Thread.currentThread());
+		ScheduledFuture<?> timeout = scheduleTimeout(run);
+		putMdc(context);
+		try {
+			this.listeners.started(context);
+			this.endpoint.invoke(payload, context);
+		}
+		catch (Throwable ex) {
+			failure = ex;
+		}
+		finally {
+			run.markFinished();
+			if (timeout != null) {
+				timeout.cancel(false);
+			}
+			run.unbind();
+			// The interrupt was for the handler; the thread goes back to the pool clean.
+			Thread.interrupted();
+			clearMdc();
+		}
+		Duration runTime = Duration.ofNanos(System.nanoTime() - started);
+		if ("timeout".equals(run.stopReason()) && this.endpoint.timeout() != null) {
+			failure = new TaskTimeoutException(this.endpoint.timeout());
+		}
+		if (failure == null) {
+			this.completions.succeeded(run, runTime);
+		}
+		else {
+			this.completions.failed(run, failure,
+					this.failures.route(failure, context.attempt() - 1, this.endpoint.retryPolicy()), runTime);
+		}
+	}
+
+	private @Nullable Object convert(@Nullable Envelope envelope, String rawEnvelope) {
+		if (envelope == null) {
+			throw new IllegalArgumentException("The stored payload is not a readable task envelope: "
+					+ ((rawEnvelope.length() > 100) ? rawEnvelope.substring(0, 100) + "..." : rawEnvelope));
+		}
+		return (this.payloadType != null) ? this.codec.convert(envelope.body(), this.payloadType) : null;
+	}
+
+	private @Nullable ScheduledFuture<?> scheduleTimeout(ActiveRun run) {
+		Duration limit = this.endpoint.timeout();
+		if (limit == null) {
+			return null;
+		}
+		return this.timeouts.schedule(() -> run.stop("timeout"), limit.toNanos(), TimeUnit.NANOSECONDS);
+	}
+
+	private static void putMdc(TaskContext context) {
+		if (MDC_PRESENT) {
+			org.slf4j.MDC.put("taskId", context.id().value());
+			org.slf4j.MDC.put("queue", context.queue());
+			org.slf4j.MDC.put("attempt", Integer.toString(context.attempt()));
+		}
+	}
+
+	private static void clearMdc() {
+		if (MDC_PRESENT) {
+			for (String key : new String[] { "taskId", "queue", "attempt" }) {
+				org.slf4j.MDC.remove(key);
+			}
+		}
+	}
+
+	static Map<String, String> headers(@Nullable Envelope envelope) {
+		return (envelope != null) ? envelope.headers() : Map.of();
+	}
+
+}

@@ -1,0 +1,29 @@
+package dev.delayedtasks.worker;
+
+import java.util.concurrent.ScheduledExecutorService;
+
+import dev.delayedtasks.store.PayloadCodec;
+import dev.delayedtasks.store.StoreSettings;
+import dev.delayedtasks.store.TaskStore;
+
+/**
+ * What every {@link QueueWorker} of an instance shares.
+ *
+ * @param store the task store
+ * @param connections opens blocking connections
+ * @param settings how workers run
+ * @param storeSettings key layout and script limits
+ * @param codec the payload codec
+ * @param failureRouter decides about failed runs
+ * @param listeners the listeners
+ * @param instanceId this instance's id, for timer ownership
+ * @param timerScheduler the thread promotion timers fire on
+ * @param maintenance the thread heartbeats and handler timeouts run on
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+record WorkerServices(TaskStore store, BlockingConnections connections, WorkerSettings settings,
+		StoreSettings storeSettings, PayloadCodec codec, FailureRouter failureRouter, Listeners listeners,
+		String instanceId, ScheduledExecutorService timerScheduler, ScheduledExecutorService maintenance) {
+
+}
