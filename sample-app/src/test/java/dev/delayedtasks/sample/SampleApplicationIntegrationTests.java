@@ -6,7 +6,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 
+import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.Test;
@@ -16,15 +18,39 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 @WithRedis
 class SampleApplicationIntegrationTests {
 
 	@Test
 	void usesTheConfiguredRedisAndReportsHealthUp(TestRedis redis) throws Exception {
-		try (ConfigurableApplicationContext context = start("--spring.data.redis.url=" + redis.url())) {
+		try (ConfigurableApplicationContext context = start("--spring.data.redis.url=" + redis.url(),
+				"--delayed-tasks.key-prefix=" + redis.keyPrefix(), "--sample.demo-tasks=false")) {
 			assertThat(context.getEnvironment().getProperty("spring.data.redis.url")).isEqualTo(redis.url());
 			assertThat(health(context)).contains("\"status\":\"UP\"").contains("\"redis\"");
+		}
+	}
+
+	@Test
+	void showsDelayedExecutionRetriesAndDeadLettersWhenItStarts(TestRedis redis) {
+		try (ConfigurableApplicationContext context = start("--spring.data.redis.url=" + redis.url(),
+				"--delayed-tasks.key-prefix=" + redis.keyPrefix() + "-demo")) {
+			DemoHandlers handlers = context.getBean(DemoHandlers.class);
+			DeadLetters deadLetters = context.getBean(DeadLetters.class);
+			await().atMost(Duration.ofSeconds(20))
+				.untilAsserted(() -> assertThat(handlers.events()).anyMatch((e) -> e.startsWith("reminded ada"))
+					.anyMatch((e) -> e.startsWith("reminded linus"))
+					.contains("flaky failed attempt 1", "flaky failed attempt 2", "flaky succeeded attempt 3",
+							"doomed failed attempt 1", "doomed failed attempt 2"));
+			await().atMost(Duration.ofSeconds(5))
+				.untilAsserted(() -> assertThat(deadLetters.list("doomed", 10)).singleElement().satisfies((letter) -> {
+					assertThat(letter.reason()).isEqualTo("retries-exhausted");
+					assertThat(letter.exceptionType()).isEqualTo(IllegalArgumentException.class.getName());
+					assertThat(letter.message()).isEqualTo("No mailbox for user nobody");
+					assertThat(letter.attempts()).isEqualTo(2);
+				}));
+			assertThat(handlers.events()).filteredOn((e) -> e.startsWith("doomed")).hasSize(2);
 		}
 	}
 
@@ -32,7 +58,8 @@ class SampleApplicationIntegrationTests {
 	void startsALocalRedisWhenNoneAnswersAndStopsItAfterwards() throws Exception {
 		int deadPort = unusedPort();
 		String url;
-		try (ConfigurableApplicationContext context = start("--spring.data.redis.url=redis://127.0.0.1:" + deadPort)) {
+		try (ConfigurableApplicationContext context = start("--spring.data.redis.url=redis://127.0.0.1:" + deadPort,
+				"--sample.demo-tasks=false")) {
 			url = context.getEnvironment().getProperty("spring.data.redis.url");
 			assertThat(url).isNotEqualTo("redis://127.0.0.1:" + deadPort);
 			assertThat(health(context)).contains("\"status\":\"UP\"");

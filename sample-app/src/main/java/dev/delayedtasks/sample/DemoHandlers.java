@@ -1,0 +1,60 @@
+package dev.delayedtasks.sample;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.annotation.DelayedTaskHandler;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.stereotype.Component;
+
+/**
+ * The sample's handlers: one that runs delayed reminders, one that fails twice before it
+ * succeeds (retries with back-off), and one that always fails (dead letters).
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+@Component
+public class DemoHandlers {
+
+	private static final Log logger = LogFactory.getLog(DemoHandlers.class);
+
+	private final List<String> events = new CopyOnWriteArrayList<>();
+
+	@DelayedTaskHandler(queue = "reminders", concurrency = "4")
+	void remind(Reminder reminder, TaskContext context) {
+		long lateness = Duration.between(context.dueAt(), context.startedAt()).toMillis();
+		logger.info("Reminder for " + reminder.user() + ": '" + reminder.text() + "' (due " + context.dueAt()
+				+ ", started " + lateness + " ms after its due time)");
+		this.events.add("reminded " + reminder.user() + " lateness_ms=" + lateness);
+	}
+
+	@DelayedTaskHandler(queue = "flaky")
+	void flaky(Reminder reminder, TaskContext context) {
+		if (context.attempt() < 3) {
+			this.events.add("flaky failed attempt " + context.attempt());
+			throw new IllegalStateException("Simulated outage on attempt " + context.attempt());
+		}
+		logger.info("Flaky task succeeded on attempt " + context.attempt());
+		this.events.add("flaky succeeded attempt " + context.attempt());
+	}
+
+	@DelayedTaskHandler(queue = "doomed")
+	void doomed(Reminder reminder, TaskContext context) {
+		this.events.add("doomed failed attempt " + context.attempt());
+		throw new IllegalArgumentException("No mailbox for user " + reminder.user());
+	}
+
+	/**
+	 * What the handlers did, in order.
+	 * @return the events
+	 */
+	public List<String> events() {
+		return List.copyOf(this.events);
+	}
+
+}
