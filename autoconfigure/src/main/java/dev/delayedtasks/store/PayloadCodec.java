@@ -48,6 +48,7 @@ public final class PayloadCodec {
 		this.canonicalMapper = this.mapper.rebuild()
 			.enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
 			.enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+			.disable(MapperFeature.SORT_CREATOR_PROPERTIES_FIRST)
 			.build();
 		this.maxPayloadSize = maxPayloadSize;
 	}

@@ -189,7 +189,9 @@ if not paused then
       elseif type(payload) ~= 'string' then
         corrupt(id, status, payload and 'payload key is not a string' or 'payload is missing')
       else
-        f, v = f + 1, v + 1
+        -- The fence comes from a partition-wide counter, not the task's own: a task re-created with the same id
+        -- starts again at f = 0, and a per-task count would hand an old lease's token to the new task.
+        f, v = redis.call('HINCRBY', stats, 'fence', 1), v + 1
         local token = nonce .. ':' .. f
         redis.call('HSET', tk, 's', 'A', 'k', token, 'f', f, 'v', v)
         redis.call('ZADD', lease, now + leaseMs, id)

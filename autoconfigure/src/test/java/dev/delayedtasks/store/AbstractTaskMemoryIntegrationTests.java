@@ -1,0 +1,189 @@
+package dev.delayedtasks.store;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import dev.delayedtasks.ScheduleResult;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskRequest;
+import dev.delayedtasks.store.TaskStore.FailOutcome;
+import dev.delayedtasks.test.TestRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Measures what a scheduled task costs in Redis memory and checks that task hashes keep
+ * their compact encoding in every state. The printed numbers are the benchmark; the bound
+ * asserted here is only a sanity check. Subclasses choose the Redis (a private server, so
+ * that nothing else moves {@code used_memory}).
+ */
+abstract class AbstractTaskMemoryIntegrationTests {
+
+	private static final int TASKS = 10_000;
+
+	/** The design's bound is 400 B beyond the payload; this only catches blow-ups. */
+	private static final long SANITY_BOUND = 600;
+
+	private static final RedisScript<Long> MEMORY_USAGE = RedisScript
+		.of("return redis.call('MEMORY', 'USAGE', KEYS[1], 'SAMPLES', '0')", Long.class);
+
+	private StoreFixture fixture;
+
+	private TestRedis testRedis;
+
+	@BeforeEach
+	void setUp(TestRedis redis) {
+		this.testRedis = redis;
+		this.fixture = new StoreFixture(redis);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.fixture.close();
+		this.testRedis.deleteKeys();
+	}
+
+	@Test
+	void aScheduledTaskWithAHundredBytePayloadIsSmall() throws InterruptedException {
+		String queue = "memory";
+		Payload payload = new Payload("x".repeat(89));
+		String body = this.fixture.codec.envelope(queue, payload, Map.of());
+		assertThat(body).as("envelope of a 100-byte payload").hasSize("{\"h\":{},\"b\":}".length() + 100);
+		// warm up: the script cache, the partition's fixed keys and the queue index
+		this.fixture.scheduler.schedule(queue, payload, Duration.ofHours(1));
+		settle();
+		long before = usedMemory();
+		List<TaskRequest> requests = new ArrayList<>(TASKS);
+		for (int i = 0; i < TASKS; i++) {
+			requests.add(TaskRequest.of(queue, payload).delay(Duration.ofHours(2).plusSeconds(i)));
+		}
+		List<ScheduleResult> results = this.fixture.scheduler.scheduleAll(requests);
+		assertThat(results).hasSize(TASKS).allSatisfy((result) -> assertThat(result.created()).isTrue());
+		settle();
+		long after = usedMemory();
+		PartitionKeys keys = this.fixture.keys(queue);
+		assertThat(this.fixture.redis.opsForZSet().zCard(keys.sched())).isEqualTo(TASKS + 1);
+
+		String id = results.get(TASKS / 2).id().value();
+		long perTask = (after - before) / TASKS;
+		long hash = memoryUsage(keys.task(id));
+		long payloadBytes = memoryUsage(keys.payload(id));
+		long schedPerMember = memoryUsage(keys.sched()) / (TASKS + 1);
+		System.out.println("memory: per_task_bytes=" + perTask + " hash=" + hash + " payload=" + payloadBytes
+				+ " sched_per_member=" + schedPerMember + " redis=" + this.testRedis.version());
+
+		assertThat(encoding(keys.task(id))).as("encoding of a scheduled task's hash").isEqualTo(compactHash());
+		assertThat(this.fixture.hash(queue, id)).as("fields of a scheduled task")
+			.containsOnlyKeys("s", "a", "v", "m", "f", "d", "c");
+		assertThat(hash + payloadBytes + schedPerMember).as("hash + payload + sched member").isLessThan(SANITY_BOUND);
+		assertThat(perTask).as("used_memory per task").isPositive().isLessThan(SANITY_BOUND);
+	}
+
+	@Test
+	void taskHashesStayCompactInEveryState() {
+		String queue = "memory-states";
+		PartitionKeys keys = this.fixture.keys(queue);
+		List<TaskId> ids = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			ids.add(this.fixture.scheduler.schedule(TaskRequest.of(queue, new Payload("task " + i))
+				.uniqueKey("customer-4711-reminder-" + i)
+				.uniqueFor(Duration.ofDays(30))
+				.maxAttempts(1000)
+				.header("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")));
+		}
+		TaskId scheduled = this.fixture.scheduler.schedule(TaskRequest.of(queue, new Payload("later"))
+			.delay(Duration.ofDays(3650))
+			.uniqueKey("customer-4711-yearly")
+			.uniqueFor(Duration.ofDays(3650)));
+		assertThat(encoding(keys.task(scheduled.value()))).as("scheduled task with a unique key")
+			.isEqualTo(compactHash());
+
+		// a nonce as long as a worker's, with a fence counter in the hundreds of millions
+		String nonce = "0123456789abcdef0123456789abcdef";
+		ClaimBatch batch = this.fixture.store.claim(queue, 3, nonce);
+		assertThat(batch.tasks()).hasSize(3);
+		ClaimedTask active = batch.tasks().get(0);
+		assertThat(this.fixture.hash(queue, active.id().value())).containsKeys("k", "u");
+		assertThat(encoding(keys.task(active.id().value()))).as("active task").isEqualTo(compactHash());
+
+		String longMessage = "m".repeat(TaskFailure.MAX_MESSAGE_LENGTH);
+		String exceptionType = "com.example.some.rather.deeply.nested.pkg.SomethingWentWrongWhileSendingException";
+		ClaimedTask failed = batch.tasks().get(1);
+		FailOutcome retry = this.fixture.store.fail(queue, failed.lease(),
+				new TaskFailure(Duration.ofHours(1), "", exceptionType, longMessage));
+		assertThat(retry.kind()).isEqualTo(FailOutcome.Kind.RETRY_SCHEDULED);
+		assertThat(this.fixture.hash(queue, failed.id().value())).containsEntry("s", "S").containsEntry("a", "1");
+		assertThat(encoding(keys.task(failed.id().value()))).as("task that failed once, retry scheduled")
+			.isEqualTo(compactHash());
+
+		ClaimedTask dead = batch.tasks().get(2);
+		FailOutcome deadOutcome = this.fixture.store.fail(queue, dead.lease(),
+				new TaskFailure(null, "non-retryable", exceptionType, longMessage));
+		assertThat(deadOutcome.kind()).isEqualTo(FailOutcome.Kind.DEAD);
+		assertThat(encoding(keys.task(dead.id().value()))).as("dead task").isEqualTo(compactHash());
+
+		assertThat(this.fixture.store.extend(queue, List.of(active.lease())))
+			.containsExactly(TaskStore.ExtendOutcome.EXTENDED);
+		assertThat(this.fixture.scheduler.cancel(queue, active.id())).isFalse();
+		assertThat(this.fixture.hash(queue, active.id().value())).containsEntry("cr", "1");
+		assertThat(encoding(keys.task(active.id().value()))).as("active task with a cancel request")
+			.isEqualTo(compactHash());
+		assertThat(StoreInvariants.violations(this.fixture.redis, keys)).isEmpty();
+	}
+
+	/**
+	 * The compact hash encoding of this server: ziplist before Redis 7, listpack after.
+	 */
+	private String compactHash() {
+		return this.testRedis.version().startsWith("6.") ? "ziplist" : "listpack";
+	}
+
+	/** Let incremental rehashing and query-buffer shrinking finish. */
+	private void settle() {
+		try {
+			Thread.sleep(300);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private long usedMemory() {
+		Properties info = this.fixture.redis
+			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("memory"));
+		assertThat(info).isNotNull();
+		return Long.parseLong(info.getProperty("used_memory"));
+	}
+
+	/** {@code MEMORY USAGE key SAMPLES 0}, through a script for its integer reply. */
+	private long memoryUsage(String key) {
+		Long reply = this.fixture.redis.execute(MEMORY_USAGE, List.of(key));
+		assertThat(reply).as("MEMORY USAGE %s", key).isNotNull().isPositive();
+		return reply;
+	}
+
+	private String encoding(String key) {
+		Object reply = this.fixture.redis.execute(
+				(RedisCallback<Object>) (connection) -> connection.execute("OBJECT", bytes("ENCODING"), bytes(key)));
+		assertThat(reply).as("OBJECT ENCODING %s", key).isInstanceOf(byte[].class);
+		return new String((byte[]) reply, StandardCharsets.UTF_8);
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+	record Payload(String text) {
+	}
+
+}

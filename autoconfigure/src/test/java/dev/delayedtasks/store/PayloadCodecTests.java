@@ -1,0 +1,247 @@
+package dev.delayedtasks.store;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.store.PayloadCodec.Envelope;
+import org.junit.jupiter.api.Test;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.DefaultTyping;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
+import tools.jackson.databind.jsontype.PolymorphicTypeValidator;
+
+import org.springframework.util.unit.DataSize;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.entry;
+
+class PayloadCodecTests {
+
+	private static final PolymorphicTypeValidator ANYTHING = BasicPolymorphicTypeValidator.builder()
+		.allowIfBaseType(Object.class)
+		.build();
+
+	private final PayloadCodec codec = new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64));
+
+	@Test
+	void theEnvelopeHoldsTheHeadersAndThePayload() {
+		Map<String, String> headers = new LinkedHashMap<>();
+		headers.put("tenant", "acme");
+		headers.put("trace", "t-1");
+		String envelope = this.codec.envelope("emails", new Item("a", 1), headers);
+		assertThat(envelope)
+			.isEqualTo("{\"h\":{\"tenant\":\"acme\",\"trace\":\"t-1\"},\"b\":{\"name\":\"a\",\"n\":1}}");
+	}
+
+	@Test
+	void theEnvelopeOfATaskWithoutHeadersOrPayload() {
+		assertThat(this.codec.envelope("emails", new Item("a", 1), Map.of()))
+			.isEqualTo("{\"h\":{},\"b\":{\"name\":\"a\",\"n\":1}}");
+		assertThat(this.codec.envelope("emails", null, Map.of())).isEqualTo("{\"h\":{},\"b\":null}");
+		assertThat(this.codec.envelope("emails", "text", Map.of())).isEqualTo("{\"h\":{},\"b\":\"text\"}");
+		assertThat(this.codec.envelope("emails", 42, Map.of())).isEqualTo("{\"h\":{},\"b\":42}");
+	}
+
+	@Test
+	void headerValuesAreEscaped() {
+		String envelope = this.codec.envelope("emails", 1, Map.of("q\"uote", "line\nbreak"));
+		assertThat(envelope).isEqualTo("{\"h\":{\"q\\\"uote\":\"line\\nbreak\"},\"b\":1}");
+		assertThat(this.codec.read(envelope).headers()).containsExactly(entry("q\"uote", "line\nbreak"));
+	}
+
+	@Test
+	void anEnvelopeReadsBackToItsHeadersAndPayload() {
+		Map<String, String> headers = new LinkedHashMap<>();
+		headers.put("b", "2");
+		headers.put("a", "1");
+		Envelope envelope = this.codec.read(this.codec.envelope("emails", new Item("x", 7), headers));
+		assertThat(envelope.headers()).containsExactly(entry("b", "2"), entry("a", "1"));
+		Item item = this.codec.convert(envelope.body(), this.codec.type(Item.class));
+		assertThat(item).isEqualTo(new Item("x", 7));
+	}
+
+	@Test
+	void aPayloadConvertsBackToAGenericType() {
+		List<Item> items = List.of(new Item("a", 1), new Item("b", 2));
+		Envelope envelope = this.codec.read(this.codec.envelope("emails", items, Map.of()));
+		List<Item> back = this.codec.convert(envelope.body(), this.codec.type(new TypeReference<List<Item>>() {
+		}.getType()));
+		assertThat(back).containsExactly(new Item("a", 1), new Item("b", 2));
+		assertThat(back.get(0)).isInstanceOf(Item.class);
+		Map<String, List<Item>> byName = this.codec.convert(
+				this.codec.read(this.codec.envelope("emails", Map.of("all", items), Map.of())).body(),
+				this.codec.type(new TypeReference<Map<String, List<Item>>>() {
+				}.getType()));
+		assertThat(byName.get("all")).containsExactly(new Item("a", 1), new Item("b", 2));
+	}
+
+	@Test
+	void aPayloadThatCannotBeConvertedIsReported() {
+		JsonNode body = this.codec.read("{\"h\":{},\"b\":{\"name\":\"a\",\"n\":\"not a number\"}}").body();
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.codec.convert(body, this.codec.type(Item.class)))
+			.withMessageStartingWith("cannot convert the payload to " + Item.class.getName())
+			.withCauseInstanceOf(JacksonException.class);
+	}
+
+	@Test
+	void somethingThatIsNotAnEnvelopeIsRejected() {
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read("{\"h\":{}}"))
+			.withMessage("not a task envelope: {\"h\":{}}");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read("[1]"))
+			.withMessage("not a task envelope: [1]");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read("{\"b\":"))
+			.withMessageStartingWith("not valid JSON: ");
+		String longText = "{\"x\":\"" + "y".repeat(200) + "\"}";
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read(longText))
+			.withMessage("not a task envelope: " + longText.substring(0, 80) + "...");
+	}
+
+	@Test
+	void aPayloadOverTheLimitIsRejectedWithItsSizeAndTheProperty() {
+		PayloadCodec small = new PayloadCodec(JsonMapper.shared(), DataSize.ofBytes(10));
+		assertThat(small.envelope("emails", "12345678", Map.of())).isEqualTo("{\"h\":{},\"b\":\"12345678\"}");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> small.envelope("emails", "123456789", Map.of()))
+			.withMessage(
+					"Payload of type java.lang.String for queue 'emails' is 11 bytes as JSON, over the limit of 10 "
+							+ "bytes (delayed-tasks.producer.max-payload-size)");
+	}
+
+	@Test
+	void thePayloadSizeCountsUtf8Bytes() {
+		PayloadCodec small = new PayloadCodec(JsonMapper.shared(), DataSize.ofBytes(10));
+		// "éééé" is 4 characters but 8 bytes, 10 with the quotes
+		assertThat(small.envelope("emails", "éééé", Map.of())).contains("éééé");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> small.envelope("emails", "ééééé", Map.of()))
+			.withMessageContaining("is 12 bytes as JSON, over the limit of 10 bytes");
+	}
+
+	@Test
+	void aPayloadJacksonCannotWriteIsRejectedWithJacksonsReason() {
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", new Unwritable(), Map.of()))
+			.withMessageStartingWith(
+					"Payload of type " + Unwritable.class.getName() + " for queue 'emails' cannot be written as JSON: ")
+			.withMessageContaining("no value today")
+			.withCauseInstanceOf(JacksonException.class);
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.payloadDigest("emails", new Unwritable()))
+			.withMessageStartingWith("Payload of type " + Unwritable.class.getName()
+					+ " for queue 'emails' cannot be written as JSON: ");
+	}
+
+	@Test
+	void theDigestIsSixteenUrlSafeCharacters() {
+		assertThat(this.codec.payloadDigest("emails", new Item("a", 1))).matches("[A-Za-z0-9_-]{16}");
+		assertThat(this.codec.uniqueDigest("emails", "user-7-welcome")).matches("[A-Za-z0-9_-]{16}");
+	}
+
+	@Test
+	void thePayloadDigestIgnoresMapInsertionOrder() {
+		Map<String, Object> ab = new LinkedHashMap<>();
+		ab.put("a", 1);
+		ab.put("b", Map.of("y", 2, "x", 1));
+		Map<String, Object> nestedReversed = new LinkedHashMap<>();
+		nestedReversed.put("x", 1);
+		nestedReversed.put("y", 2);
+		Map<String, Object> ba = new LinkedHashMap<>();
+		ba.put("b", nestedReversed);
+		ba.put("a", 1);
+		assertThat(this.codec.envelope("emails", ab, Map.of()))
+			.isNotEqualTo(this.codec.envelope("emails", ba, Map.of()));
+		assertThat(this.codec.payloadDigest("emails", ab)).isEqualTo(this.codec.payloadDigest("emails", ba));
+	}
+
+	@Test
+	void thePayloadDigestIsStableAndDependsOnThePayloadAndTheQueue() {
+		String digest = this.codec.payloadDigest("emails", new Item("a", 1));
+		assertThat(new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(1)).payloadDigest("emails",
+				new Item("a", 1)))
+			.isEqualTo(digest);
+		assertThat(this.codec.payloadDigest("emails", new Item("a", 2))).isNotEqualTo(digest);
+		assertThat(this.codec.payloadDigest("sms", new Item("a", 1))).isNotEqualTo(digest);
+		assertThat(this.codec.payloadDigest("emails", null)).isNotEqualTo(this.codec.payloadDigest("sms", null));
+	}
+
+	@Test
+	void theUniqueKeyDigestDependsOnTheKeyAndTheQueue() {
+		String digest = this.codec.uniqueDigest("emails", "user-7-welcome");
+		assertThat(this.codec.uniqueDigest("emails", "user-7-welcome")).isEqualTo(digest);
+		assertThat(this.codec.uniqueDigest("emails", "user-8-welcome")).isNotEqualTo(digest);
+		assertThat(this.codec.uniqueDigest("sms", "user-7-welcome")).isNotEqualTo(digest);
+		assertThat(this.codec.uniqueDigest("emails", "user-7-welcome\n")).isNotEqualTo(digest);
+	}
+
+	@Test
+	void aKeyDigestNeverEqualsAPayloadDigestOfTheSameText() {
+		assertThat(this.codec.uniqueDigest("emails", "\"x\"")).isNotEqualTo(this.codec.payloadDigest("emails", "x"));
+	}
+
+	@Test
+	void defaultTypingOfTheApplicationsMapperIsSwitchedOff() {
+		JsonMapper typing = JsonMapper.builder()
+			.activateDefaultTyping(ANYTHING, DefaultTyping.NON_FINAL_AND_RECORDS)
+			.build();
+		List<Item> items = new ArrayList<>(List.of(new Item("a", 1)));
+		assertThat(typing.writeValueAsString(items)).as("the mapper given to the codec writes class names")
+			.contains(Item.class.getName());
+		PayloadCodec typed = new PayloadCodec(typing, DataSize.ofKilobytes(64));
+		String envelope = typed.envelope("emails", items, Map.of("h", "1"));
+		assertThat(envelope).isEqualTo("{\"h\":{\"h\":\"1\"},\"b\":[{\"name\":\"a\",\"n\":1}]}");
+		assertThat(envelope).doesNotContain("java.").doesNotContain("dev.delayedtasks").doesNotContain("@class");
+		Map<String, Object> map = new LinkedHashMap<>();
+		map.put("item", new Item("b", 2));
+		assertThat(typed.envelope("emails", map, Map.of()))
+			.isEqualTo("{\"h\":{},\"b\":{\"item\":{\"name\":\"b\",\"n\":2}}}");
+		assertThat(typed.payloadDigest("emails", items)).isEqualTo(this.codec.payloadDigest("emails", items));
+		assertThat(typing.writeValueAsString(items)).as("the application's mapper is not changed")
+			.contains(Item.class.getName());
+	}
+
+	@Test
+	void defaultTypingAsAPropertyIsSwitchedOffToo() {
+		JsonMapper typing = JsonMapper.builder()
+			.activateDefaultTypingAsProperty(ANYTHING, DefaultTyping.NON_FINAL_AND_RECORDS, "@class")
+			.build();
+		assertThat(typing.writeValueAsString(new Item("a", 1))).contains("\"@class\"");
+		PayloadCodec typed = new PayloadCodec(typing, DataSize.ofKilobytes(64));
+		assertThat(typed.envelope("emails", new Item("a", 1), Map.of()))
+			.isEqualTo("{\"h\":{},\"b\":{\"name\":\"a\",\"n\":1}}");
+	}
+
+	@Test
+	void classNamesInAStoredPayloadAreNotTrusted() {
+		JsonMapper typing = JsonMapper.builder()
+			.activateDefaultTyping(ANYTHING, DefaultTyping.NON_FINAL_AND_RECORDS)
+			.build();
+		PayloadCodec typed = new PayloadCodec(typing, DataSize.ofKilobytes(64));
+		String hostile = "{\"h\":{},\"b\":[\"" + Item.class.getName() + "\",{\"name\":\"a\",\"n\":1}]}";
+		Object value = typed.convert(typed.read(hostile).body(), typed.type(Object.class));
+		assertThat(value).isInstanceOf(List.class);
+		assertThat((List<?>) value).first().isEqualTo(Item.class.getName());
+		String withProperty = "{\"h\":{},\"b\":{\"@class\":\"" + Item.class.getName() + "\",\"name\":\"a\",\"n\":1}}";
+		Object map = typed.convert(typed.read(withProperty).body(), typed.type(Object.class));
+		assertThat(map).isInstanceOf(Map.class);
+	}
+
+	record Item(String name, int n) {
+	}
+
+	static class Unwritable {
+
+		public String getValue() {
+			throw new IllegalStateException("no value today");
+		}
+
+	}
+
+}
