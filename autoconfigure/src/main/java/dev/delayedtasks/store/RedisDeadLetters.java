@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
@@ -11,8 +12,12 @@ import dev.delayedtasks.Names;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo.TaskError;
 import dev.delayedtasks.TaskStoreException;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisPipelineException;
 import org.springframework.data.redis.core.RedisOperations;
 import org.springframework.data.redis.core.SessionCallback;
 import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
@@ -45,31 +50,32 @@ public final class RedisDeadLetters implements DeadLetters {
 	@Override
 	public List<DeadLetter> list(String queue, int limit) {
 		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		if (limit <= 0) {
+			return List.of();
+		}
 		try {
 			Set<TypedTuple<String>> entries = this.scripts.template()
 				.opsForZSet()
-				.reverseRangeWithScores(keys.dead(), 0, Math.max(0, limit - 1));
+				.reverseRangeWithScores(keys.dead(), 0, limit - 1L);
 			if (entries == null || entries.isEmpty()) {
 				return List.of();
 			}
 			List<TypedTuple<String>> ordered = new ArrayList<>(entries);
-			// A SessionCallback: the connection a RedisCallback gets is a proxy that is
-			// not a
-			// StringRedisConnection, so casting it fails.
-			List<Object> details = this.scripts.template().executePipelined(new SessionCallback<Object>() {
-
-				@Override
-				@SuppressWarnings("unchecked")
-				public <K, V> Object execute(RedisOperations<K, V> operations) {
-					RedisOperations<String, String> strings = (RedisOperations<String, String>) operations;
-					for (TypedTuple<String> entry : ordered) {
-						strings.opsForHash().get(keys.task(entry.getValue()), "a");
-						strings.opsForValue().get(keys.error(entry.getValue()));
-					}
-					return null;
+			List<Object> details;
+			try {
+				details = readDetails(keys, ordered);
+			}
+			catch (RedisPipelineException ex) {
+				// A corrupt dead letter whose task key is not a hash fails its HGET, and
+				// so the pipeline: read one by one, so it cannot hide the others.
+				details = new ArrayList<>(2 * ordered.size());
+				for (TypedTuple<String> entry : ordered) {
+					details.add(readQuietly(
+							() -> this.scripts.template().opsForHash().get(keys.task(entry.getValue()), "a")));
+					details.add(
+							readQuietly(() -> this.scripts.template().opsForValue().get(keys.error(entry.getValue()))));
 				}
-
-			});
+			}
 			List<DeadLetter> letters = new ArrayList<>(ordered.size());
 			for (int i = 0; i < ordered.size(); i++) {
 				TypedTuple<String> entry = ordered.get(i);
@@ -84,6 +90,38 @@ public final class RedisDeadLetters implements DeadLetters {
 		catch (DataAccessException ex) {
 			throw new TaskStoreException(
 					"Redis failed to list the dead letters of queue '" + queue + "': " + ex.getMessage(), null, ex);
+		}
+	}
+
+	private List<Object> readDetails(PartitionKeys keys, List<TypedTuple<String>> ordered) {
+		// A SessionCallback: the connection a RedisCallback gets is a proxy that is not a
+		// StringRedisConnection, so casting it fails.
+		return this.scripts.template().executePipelined(new SessionCallback<Object>() {
+
+			@Override
+			@SuppressWarnings("unchecked")
+			public <K, V> Object execute(RedisOperations<K, V> operations) {
+				RedisOperations<String, String> strings = (RedisOperations<String, String>) operations;
+				for (TypedTuple<String> entry : ordered) {
+					strings.opsForHash().get(keys.task(entry.getValue()), "a");
+					strings.opsForValue().get(keys.error(entry.getValue()));
+				}
+				return null;
+			}
+
+		});
+	}
+
+	private static @Nullable Object readQuietly(Supplier<@Nullable Object> read) {
+		try {
+			return read.get();
+		}
+		catch (RedisSystemException ex) {
+			Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
+			if (cause.getMessage() != null && cause.getMessage().startsWith("WRONGTYPE")) {
+				return null; // the entry is corrupt, which its error record says
+			}
+			throw ex;
 		}
 	}
 

@@ -5,7 +5,8 @@
 --   3 t:<id> HASH    task
 --   4 p:<id> STRING  payload envelope
 --   5 e:<id> STRING  last error record
---   derived from ARGV base (same hash tag): dead ZSET, u:<digest> STRING (from the hash field u)
+--   derived from ARGV base (same hash tag): dead ZSET, lease ZSET (corrupt data only), u:<digest> STRING (from the
+--   hash field u)
 -- ARGV: 1 base, 2 id, 3 tombstoneTtlMs
 -- Reply: {now, code}; code: 'C' cancelled (was S or R) | 'Q' cancel requested (A; the worker sees it on its next
 --   extend) | 'D' dead, not cancellable | 'N' not found (missing or already cancelled) | 'K' corrupt (dead-lettered)
@@ -49,8 +50,10 @@ elseif s == 'R' then
   redis.call('PEXPIRE', tk, tombstoneTtl)
   redis.call('HINCRBY', stats, 'ghost', 1)
 else
-  -- Not a hash, no state, or an unknown state: park it in dead rather than guess.
+  -- Not a hash, no state, or an unknown state: park it in dead rather than guess. Its state is unknown,
+  -- so take it out of every index a dead task must not be in (I1).
   redis.call('ZREM', sched, id)
+  redis.call('ZREM', base .. 'lease', id)
   if not r.err then
     redis.call('HSET', tk, 's', 'D')
     redis.call('HDEL', tk, 'k')

@@ -7,7 +7,7 @@
 --   5 stats  HASH    counters
 --   6 meta   HASH    v = layout version
 --   per item: t:<id> HASH task, p:<id> STRING payload envelope, u:<digest> STRING uniqueness slot (base..'u:' if none)
---   derived (same hash tag; base = KEYS[1] without 'sched'): dead ZSET, e:<id> STRING, t:<holder> HASH
+--   derived (same hash tag; base = KEYS[1] without 'sched'): dead ZSET, lease ZSET, e:<id> STRING, t:<holder> HASH
 -- ARGV: 1 count, 2 layout version, 3 fanoutBatch,
 --   then per item 6: id, mode ('D' delay ms | 'A' absolute epoch ms), time, maxAttempts, uniqueTtlMs (0 = none),
 --   envelope
@@ -63,7 +63,10 @@ for i = 0, items - 1 do
   local isHash = not cur.err
   if not isHash or (not cur[1] and redis.call('EXISTS', tk) == 1) then
     -- Unreadable data under this id: park it in dead rather than overwrite something we cannot interpret.
+    -- Its state is unknown, so take it out of every index a dead task must not be in (I1).
     if isHash then redis.call('HSET', tk, 's', 'D'); redis.call('HDEL', tk, 'k') end
+    redis.call('ZREM', sched, id)
+    redis.call('ZREM', base .. 'lease', id)
     redis.call('ZADD', base .. 'dead', now, id)
     redis.call('SET', base .. 'e:' .. id,
       'corrupt\n\n' .. (isHash and 'task hash has no state' or 'task key is not a hash'))

@@ -6,7 +6,7 @@
 --   4 tick   LIST    <= 1 token: the earliest due time changed
 --   5 stats  HASH    counters
 --   6 t:<id> HASH    task
---   derived (same hash tag; base = KEYS[1] without 'sched'): dead ZSET, e:<id> STRING (corrupt data only)
+--   derived (same hash tag; base = KEYS[1] without 'sched'): dead ZSET, lease ZSET, e:<id> STRING (corrupt data only)
 -- ARGV: 1 id, 2 mode ('D' delay ms | 'A' absolute epoch ms), 3 time, 4 fanoutBatch
 -- Reply: {now, code, due ms or -1}; code: 'O' rescheduled (due) | 'N' not found or cancelled |
 --   'W' wrong state (active or dead) | 'K' corrupt (dead-lettered)
@@ -36,8 +36,10 @@ if not r.err and not s and redis.call('EXISTS', tk) == 0 then return {now, 'N', 
 if s == 'X' then return {now, 'N', -1} end
 if s == 'A' or s == 'D' then return {now, 'W', -1} end
 if s ~= 'S' and s ~= 'R' then
-  -- Not a hash, no state, or an unknown state: park it in dead rather than guess.
+  -- Not a hash, no state, or an unknown state: park it in dead rather than guess. Its state is unknown,
+  -- so take it out of every index a dead task must not be in (I1).
   redis.call('ZREM', sched, id)
+  redis.call('ZREM', base .. 'lease', id)
   if not r.err then
     redis.call('HSET', tk, 's', 'D')
     redis.call('HDEL', tk, 'k')
