@@ -10,6 +10,7 @@ import dev.delayedtasks.store.PayloadCodec;
 import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.RedisDeadLetters;
 import dev.delayedtasks.store.RedisDelayedTaskScheduler;
+import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.store.RedisTaskStore;
 import dev.delayedtasks.store.StoreScripts;
 import dev.delayedtasks.store.StoreSettings;
@@ -104,6 +105,12 @@ public final class DelayedTasksAutoConfiguration {
 	@ConditionalOnMissingBean(TaskStore.class)
 	RedisTaskStore delayedTaskStore(StoreScripts scripts, StoreSettings settings) {
 		return new RedisTaskStore(scripts, settings);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedisQueueStats delayedTasksQueueStats(StoreScripts scripts, StoreSettings settings) {
+		return new RedisQueueStats(scripts, settings);
 	}
 
 	@Bean
