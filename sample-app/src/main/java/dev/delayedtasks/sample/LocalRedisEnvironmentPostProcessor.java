@@ -18,8 +18,7 @@ import org.apache.commons.logging.Log;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.logging.DeferredLogFactory;
-import org.springframework.context.ApplicationListener;
-import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
@@ -78,7 +77,10 @@ class LocalRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
 			.addFirst(new MapPropertySource("sampleLocalRedis",
 					Map.of("spring.data.redis.url", server.url(), "spring.data.redis.host", server.uri().getHost(),
 							"spring.data.redis.port", server.uri().getPort())));
-		application.addListeners((ApplicationListener<ContextClosedEvent>) (event) -> server.close());
+		// Destroyed last (registered first), after the delayed-tasks workers have stopped
+		// and released their tasks.
+		application.addInitializers((context) -> ((DefaultListableBeanFactory) context.getBeanFactory())
+			.registerDisposableBean("sampleLocalRedis", server::close));
 	}
 
 	private static int portOf(String url) {
