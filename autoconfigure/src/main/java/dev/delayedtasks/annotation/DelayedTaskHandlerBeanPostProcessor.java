@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.Names;
@@ -31,6 +32,7 @@ import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.retry.RetryPolicy;
+import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
 
 /**
@@ -50,7 +52,7 @@ public final class DelayedTaskHandlerBeanPostProcessor
 
 	private final Set<Class<?>> classesWithoutHandlers = ConcurrentHashMap.newKeySet();
 
-	private final List<HandlerEndpoint> endpoints = new ArrayList<>();
+	private final List<Supplier<HandlerEndpoint>> endpoints = new ArrayList<>();
 
 	private @Nullable ConfigurableBeanFactory beanFactory;
 
@@ -101,12 +103,18 @@ public final class DelayedTaskHandlerBeanPostProcessor
 		}
 		DelayedTaskHandlerRegistry registry = this.beanFactory.getBean(DelayedTaskHandlerRegistry.class);
 		synchronized (this.endpoints) {
-			this.endpoints.forEach(registry::register);
+			this.endpoints.forEach((endpoint) -> registry.register(endpoint.get()));
 			this.endpoints.clear();
 		}
 	}
 
-	private HandlerEndpoint endpoint(Object bean, String beanName, Method method, DelayedTaskHandler annotation) {
+	/**
+	 * Check a handler now; create its endpoint once all singletons exist, so that a retry
+	 * policy bean can be declared anywhere, even beside the handler in the bean being
+	 * post-processed.
+	 */
+	private Supplier<HandlerEndpoint> endpoint(Object bean, String beanName, Method method,
+			DelayedTaskHandler annotation) {
 		String where = "@DelayedTaskHandler on " + beanName + "#" + method.getName() + ": ";
 		if (Modifier.isStatic(method.getModifiers())) {
 			throw new BeanInitializationException(where + "the method must not be static");
@@ -149,12 +157,23 @@ public final class DelayedTaskHandlerBeanPostProcessor
 		int concurrency = concurrency(where, annotation, queue);
 		Duration timeout = timeout(where, annotation, queue);
 		String policyBean = resolve(annotation.retryPolicy());
-		RetryPolicy policy = StringUtils.hasText(policyBean) ? retryPolicyBean(where, policyBean)
-				: this.defaults.retryPolicy(queue);
+		boolean fromBean = StringUtils.hasText(policyBean);
+		Supplier<RetryPolicy> policy;
+		if (fromBean) {
+			checkRetryPolicyBean(where, policyBean);
+			policy = retryPolicyBean(policyBean);
+		}
+		else {
+			RetryPolicy queueDefault = this.defaults.retryPolicy(queue);
+			policy = () -> queueDefault;
+		}
 		boolean autoStartup = autoStartup(where, annotation);
 		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
-		return new HandlerEndpoint(id, queue, bean, invocable, (payloadIndex >= 0) ? parameters[payloadIndex] : null,
-				payloadIndex, contextIndex, concurrency, timeout, policy, StringUtils.hasText(policyBean), autoStartup);
+		Type payloadType = (payloadIndex >= 0) ? parameters[payloadIndex] : null;
+		int payloadAt = payloadIndex;
+		int contextAt = contextIndex;
+		return () -> new HandlerEndpoint(id, queue, bean, invocable, payloadType, payloadAt, contextAt, concurrency,
+				timeout, policy.get(), fromBean, autoStartup);
 	}
 
 	private int concurrency(String where, DelayedTaskHandler annotation, String queue) {
@@ -193,17 +212,25 @@ public final class DelayedTaskHandlerBeanPostProcessor
 				where + "timeout '" + value + "' must be a positive duration such as 30s, 5m or PT30S");
 	}
 
-	private RetryPolicy retryPolicyBean(String where, String name) {
+	private Supplier<RetryPolicy> retryPolicyBean(String name) {
+		ConfigurableBeanFactory factory = this.beanFactory;
+		Assert.state(factory != null, "No bean factory");
+		return () -> factory.getBean(name, RetryPolicy.class);
+	}
+
+	private void checkRetryPolicyBean(String where, String name) {
 		if (this.beanFactory == null || !this.beanFactory.containsBean(name)) {
 			throw new BeanInitializationException(where + "retryPolicy names the bean '" + name
 					+ "', but there is no such bean: declare a RetryPolicy bean with that name");
 		}
-		Object policy = this.beanFactory.getBean(name);
-		if (!(policy instanceof RetryPolicy retryPolicy)) {
+		// By type, without creating the bean: it may be declared by the bean being
+		// post-processed, which cannot produce beans yet.
+		if (!this.beanFactory.isTypeMatch(name, RetryPolicy.class)) {
+			Class<?> type = this.beanFactory.getType(name);
 			throw new BeanInitializationException(where + "retryPolicy names the bean '" + name + "', which is a "
-					+ policy.getClass().getName() + ", not an org.springframework.core.retry.RetryPolicy");
+					+ ((type != null) ? type.getName() : "bean of unknown type")
+					+ ", not an org.springframework.core.retry.RetryPolicy");
 		}
-		return retryPolicy;
 	}
 
 	private boolean autoStartup(String where, DelayedTaskHandler annotation) {

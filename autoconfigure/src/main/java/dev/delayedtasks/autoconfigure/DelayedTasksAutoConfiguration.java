@@ -4,6 +4,7 @@ import java.util.OptionalInt;
 import java.util.function.ToIntFunction;
 
 import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.store.LayoutVersion;
 import dev.delayedtasks.store.PayloadCodec;
@@ -16,6 +17,7 @@ import dev.delayedtasks.store.StoreScripts;
 import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import dev.delayedtasks.worker.Listeners;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -82,17 +84,19 @@ public final class DelayedTasksAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(DelayedTaskScheduler.class)
 	RedisDelayedTaskScheduler delayedTaskScheduler(StoreScripts scripts, StoreSettings settings, PayloadCodec codec,
-			QueueIndex queues, DelayedTasksProperties properties, ObjectProvider<DelayedTaskHandlerRegistry> handlers) {
+			QueueIndex queues, DelayedTasksProperties properties, ObjectProvider<DelayedTaskHandlerRegistry> handlers,
+			ObjectProvider<DelayedTaskListener> listeners) {
 		// Max attempts when a request sets none: this application's handler's retry
-		// policy bean, else the queue's
-		// properties, else the global ones.
+		// policy
+		// bean, else the queue's properties, else the global ones.
 		ToIntFunction<String> maxAttempts = (queue) -> {
 			DelayedTaskHandlerRegistry registry = handlers.getIfAvailable();
 			OptionalInt fromHandler = (registry != null) ? registry.maxAttemptsOfHandler(queue) : OptionalInt.empty();
 			return fromHandler.orElseGet(() -> properties.retry(queue).maxRetries() + 1);
 		};
+		Listeners onScheduled = new Listeners(listeners.orderedStream().toList());
 		return new RedisDelayedTaskScheduler(scripts, settings, codec, queues, maxAttempts,
-				properties.producer().batchSize());
+				properties.producer().batchSize(), onScheduled::scheduled);
 	}
 
 	@Bean

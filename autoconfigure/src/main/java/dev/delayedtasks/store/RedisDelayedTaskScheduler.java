@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import java.util.function.ToIntFunction;
 
 import dev.delayedtasks.DelayedTaskException;
@@ -46,6 +47,8 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 
 	private final int batchSize;
 
+	private final BiConsumer<String, ScheduleResult> onScheduled;
+
 	/**
 	 * Create a scheduler.
 	 * @param scripts the scripts
@@ -54,15 +57,19 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 	 * @param queues the queue index
 	 * @param defaultMaxAttempts a queue's max attempts when a request sets none
 	 * @param batchSize the most tasks per script call
+	 * @param onScheduled called with the queue and the result of every request (for
+	 * listeners)
 	 */
 	public RedisDelayedTaskScheduler(StoreScripts scripts, StoreSettings settings, PayloadCodec codec,
-			QueueIndex queues, ToIntFunction<String> defaultMaxAttempts, int batchSize) {
+			QueueIndex queues, ToIntFunction<String> defaultMaxAttempts, int batchSize,
+			BiConsumer<String, ScheduleResult> onScheduled) {
 		this.scripts = scripts;
 		this.settings = settings;
 		this.codec = codec;
 		this.queues = queues;
 		this.defaultMaxAttempts = defaultMaxAttempts;
 		this.batchSize = batchSize;
+		this.onScheduled = onScheduled;
 	}
 
 	@Override
@@ -126,6 +133,7 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 			results.add(new ScheduleResult(TaskId.of(reply.text(at + 1)), outcome,
 					Instant.ofEpochMilli(reply.number(at + 2))));
 		}
+		results.forEach((result) -> this.onScheduled.accept(queue, result));
 		return results;
 	}
 

@@ -7,7 +7,8 @@ import java.util.Map;
 import dev.delayedtasks.Names;
 
 /**
- * Reads {@link QueueStats} with the read-only {@code stats} script: O(1) counts, never a scan.
+ * Reads {@link QueueStats} with the read-only {@code stats} script: O(1) counts, never a
+ * scan.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -44,13 +45,14 @@ public final class RedisQueueStats {
 		for (int i = 11; i + 1 < reply.size(); i += 2) {
 			counters.put(reply.text(i), reply.number(i + 1));
 		}
-		// Cancelled and rescheduled ready tasks leave hints behind that claims skip; "ghost" counts them.
+		// Cancelled and rescheduled ready tasks leave hints behind that claims skip;
+		// "ghost" counts them.
 		long ready = Math.max(0, reply.number(2) - counters.getOrDefault("ghost", 0L));
 		String owner = reply.text(8);
 		String layout = reply.text(10);
 		return new QueueStats(queue, reply.number(0), reply.number(1), ready, reply.number(3), reply.number(4),
-				reply.number(5), reply.number(6), owner.isEmpty() ? null : owner, reply.number(7),
-				reply.number(9) == 1, layout.isEmpty() ? null : layout, Map.copyOf(counters));
+				reply.number(5), reply.number(6), owner.isEmpty() ? null : owner, reply.number(7), reply.number(9) == 1,
+				layout.isEmpty() ? null : layout, Map.copyOf(counters));
 	}
 
 }

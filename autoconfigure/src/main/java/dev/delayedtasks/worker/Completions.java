@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.delayedtasks.store.Lease;
 import dev.delayedtasks.store.TaskFailure;
@@ -43,6 +44,12 @@ final class Completions {
 
 	private final BlockingQueue<Completion> pending = new LinkedBlockingQueue<>();
 
+	/**
+	 * Outcomes handed over and not recorded yet, the batch being recorded included: an
+	 * empty queue alone does not mean the thread is idle.
+	 */
+	private final AtomicInteger unrecorded = new AtomicInteger();
+
 	private volatile boolean running;
 
 	private @Nullable Thread thread;
@@ -63,15 +70,20 @@ final class Completions {
 	}
 
 	void succeeded(ActiveRun run, Duration runTime) {
-		this.pending.add(new Completion(run, null, null, runTime));
+		enqueue(new Completion(run, null, null, runTime));
 	}
 
 	void failed(ActiveRun run, Throwable failure, TaskFailure decision, Duration runTime) {
-		this.pending.add(new Completion(run, failure, decision, runTime));
+		enqueue(new Completion(run, failure, decision, runTime));
+	}
+
+	private void enqueue(Completion completion) {
+		this.unrecorded.incrementAndGet();
+		this.pending.add(completion);
 	}
 
 	boolean isIdle() {
-		return this.pending.isEmpty();
+		return this.unrecorded.get() == 0;
 	}
 
 	/**
@@ -80,7 +92,9 @@ final class Completions {
 	 */
 	void stop(Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
-		while (!this.pending.isEmpty() && System.nanoTime() < deadline) {
+		// Wait for the batch in progress too: interrupting the thread while it talks to
+		// Redis would lose an outcome that is already known.
+		while (!isIdle() && System.nanoTime() < deadline) {
 			sleep(10);
 		}
 		this.running = false;
@@ -100,7 +114,12 @@ final class Completions {
 				List<Completion> batch = new ArrayList<>();
 				batch.add(first);
 				this.pending.drainTo(batch, MAX_BATCH - 1);
-				record(batch);
+				try {
+					record(batch);
+				}
+				finally {
+					this.unrecorded.addAndGet(-batch.size());
+				}
 			}
 			catch (InterruptedException ex) {
 				if (!this.running) {
@@ -193,7 +212,7 @@ final class Completions {
 				this.heartbeat.untrack(completion.run());
 			}
 			else {
-				this.pending.add(completion);
+				enqueue(completion);
 			}
 		}
 		sleep(100);

@@ -72,6 +72,11 @@ final class LeaseHeartbeat {
 						run.stop("cancelled");
 					}
 					case LOST -> {
+						if (run.isFinished()) {
+							// Completed while the extension was on its way: the task is
+							// gone because it was acknowledged, not because it was taken.
+							continue;
+						}
 						logger.warn("Task " + run.lease().id() + " of queue '" + this.queue
 								+ "' lost its lease (another worker may run it now); interrupting its handler");
 						run.stop("lease-lost");

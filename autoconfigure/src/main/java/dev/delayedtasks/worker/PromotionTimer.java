@@ -143,6 +143,10 @@ final class PromotionTimer {
 			this.errorLogged = false;
 		}
 		catch (RuntimeException ex) {
+			if (!this.running) {
+				// Interrupted by stop(), not an outage.
+				return;
+			}
 			if (!this.errorLogged) {
 				logger.warn("Timer of queue '" + this.queue + "' could not reach Redis, retrying: " + ex.getMessage());
 				this.errorLogged = true;

@@ -104,7 +104,9 @@ final class QueueWorker implements HandlerContainer {
 		this.heartbeats = this.maintenance.scheduleAtFixedRate(this.heartbeat::beat, beat, beat, TimeUnit.MILLISECONDS);
 		this.timer.start();
 		Thread thread = new Thread(this::dispatch, "delayed-tasks-dispatcher-" + this.endpoint.queue());
-		thread.setDaemon(true);
+		// Not a daemon: like a message listener container, a running handler keeps a
+		// worker-only application (no web server) alive until the context is closed.
+		thread.setDaemon(false);
 		this.dispatcher = thread;
 		thread.start();
 		logger.info("Started handler " + this.endpoint);

@@ -1,11 +1,16 @@
 package dev.delayedtasks.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskException;
+import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
@@ -79,6 +84,25 @@ class DelayedTasksAutoConfigurationIntegrationTests {
 					assertThat(info.maxAttempts()).isEqualTo(2);
 				});
 			});
+	}
+
+	@Test
+	void runWithAListenerShouldTellItWhatWasScheduled() {
+		List<String> heard = new CopyOnWriteArrayList<>();
+		DelayedTaskListener listener = new DelayedTaskListener() {
+
+			@Override
+			public void scheduled(String queue, ScheduleResult result) {
+				heard.add(queue + ":" + result.id() + ":" + result.outcome());
+			}
+
+		};
+		this.runner.withBean(DelayedTaskListener.class, () -> listener).run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			TaskId id = scheduler.schedule(TaskRequest.of("heard", "x").id("heard-1").delay(Duration.ofMinutes(5)));
+			scheduler.schedule(TaskRequest.of("heard", "x").id("heard-1").delay(Duration.ofMinutes(5)));
+			assertThat(heard).containsExactly("heard:" + id + ":CREATED", "heard:" + id + ":EXISTING");
+		});
 	}
 
 	@Test

@@ -378,7 +378,8 @@ class BadInputIntegrationTests {
 			StoreSettings settings = StoreSettings.defaults("dt", StoreFixture.LEASE, StoreFixture.GRACE);
 			this.scheduler = new RedisDelayedTaskScheduler(new StoreScripts(redis), settings,
 					new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64)), new QueueIndex(redis, "dt"),
-					(queue) -> 4, 500);
+					(queue) -> 4, 500, (queue, result) -> {
+					});
 		}
 
 		@Override

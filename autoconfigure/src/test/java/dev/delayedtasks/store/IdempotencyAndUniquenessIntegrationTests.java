@@ -362,7 +362,8 @@ class IdempotencyAndUniquenessIntegrationTests {
 	void scheduleAllReturnsResultsInRequestOrderWithOneScriptCallPerQueueAndBatch() {
 		CountingTemplate counting = new CountingTemplate(this.fixture.connectionFactory);
 		RedisDelayedTaskScheduler scheduler = new RedisDelayedTaskScheduler(new StoreScripts(counting),
-				this.fixture.settings, this.fixture.codec, this.fixture.queues, (queue) -> 4, 3);
+				this.fixture.settings, this.fixture.codec, this.fixture.queues, (queue) -> 4, 3, (queue, result) -> {
+				});
 		this.fixture.scheduler.schedule(TaskRequest.of("batch-b", Map.of("v", 0)).id("b-existing"));
 		List<TaskRequest> requests = new ArrayList<>();
 		String[] plan = { "batch-a:a0", "batch-b:b0", "batch-a:a1", "batch-c:c0", "batch-a:a2", "batch-b:b-existing",
@@ -395,7 +396,8 @@ class IdempotencyAndUniquenessIntegrationTests {
 	void scheduleAllOfNothingReturnsNothingWithoutCallingRedis() {
 		CountingTemplate counting = new CountingTemplate(this.fixture.connectionFactory);
 		RedisDelayedTaskScheduler scheduler = new RedisDelayedTaskScheduler(new StoreScripts(counting),
-				this.fixture.settings, this.fixture.codec, this.fixture.queues, (queue) -> 4, 3);
+				this.fixture.settings, this.fixture.codec, this.fixture.queues, (queue) -> 4, 3, (queue, result) -> {
+				});
 		assertThat(scheduler.scheduleAll(List.of())).isEmpty();
 		assertThat(counting.calls).isEmpty();
 	}

@@ -242,7 +242,8 @@ class ScriptHeaderTests {
 		RedisTaskStore store = new RedisTaskStore(recording.scripts, settings);
 		RedisDelayedTaskScheduler scheduler = new RedisDelayedTaskScheduler(recording.scripts, settings,
 				new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64)), mock(QueueIndex.class), (queue) -> 3,
-				2);
+				2, (queue, result) -> {
+				});
 		RedisDeadLetters deadLetters = new RedisDeadLetters(recording.scripts, settings);
 		Lease plain = new Lease(TaskId.of("t1"), "n:1", null);
 		Lease unique = new Lease(TaskId.of("t2"), "n:2", "digest0123456789");

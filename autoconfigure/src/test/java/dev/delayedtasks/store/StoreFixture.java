@@ -54,7 +54,8 @@ final class StoreFixture implements AutoCloseable {
 		this.queues = new QueueIndex(this.redis, settings.keyPrefix());
 		this.store = new RedisTaskStore(this.scripts, settings);
 		this.scheduler = new RedisDelayedTaskScheduler(this.scripts, settings, this.codec, this.queues, (queue) -> 4,
-				500);
+				500, (queue, result) -> {
+				});
 		this.deadLetters = new RedisDeadLetters(this.scripts, settings);
 	}
 

@@ -1,0 +1,69 @@
+package dev.delayedtasks.worker;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.store.Lease;
+import dev.delayedtasks.store.TaskStore.ExtendOutcome;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a heartbeat does with the outcomes of extending leases.
+ */
+class LeaseHeartbeatTests {
+
+	private static final WorkerSettings SETTINGS = new WorkerSettings(Duration.ofSeconds(30), Duration.ofSeconds(5),
+			Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(5), 32, false);
+
+	@Test
+	void lostLeaseOfARunningHandlerInterruptsIt() throws Exception {
+		ScriptedTaskStore store = new ScriptedTaskStore();
+		store.extend = (leases) -> List.of(ExtendOutcome.LOST);
+		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
+		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"));
+		Thread handler = new Thread(() -> {
+			try {
+				Thread.sleep(10_000);
+			}
+			catch (InterruptedException ex) {
+				// expected
+			}
+		});
+		handler.start();
+		run.bind(handler);
+		heartbeat.beat();
+		handler.join(5000);
+		assertThat(handler.isAlive()).isFalse();
+		assertThat(run.leaseLost()).isTrue();
+	}
+
+	@Test
+	void runThatFinishedWhileItsLeaseWasExtendedIsNotTreatedAsLost() {
+		ScriptedTaskStore store = new ScriptedTaskStore();
+		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
+		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"));
+		// The run ends and is acknowledged while the extension is on its way: Redis
+		// answers that the lease is gone.
+		store.extend = (leases) -> {
+			run.markFinished();
+			return List.of(ExtendOutcome.LOST);
+		};
+		heartbeat.beat();
+		assertThat(run.stopReason()).isNull();
+	}
+
+	@Test
+	void cancelRequestInterruptsTheHandlerAndKeepsTheLease() {
+		ScriptedTaskStore store = new ScriptedTaskStore();
+		store.extend = (leases) -> List.of(ExtendOutcome.CANCEL_REQUESTED);
+		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
+		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"));
+		heartbeat.beat();
+		assertThat(run.stopReason()).isEqualTo("cancelled");
+		assertThat(run.leaseExpiredAt(System.nanoTime())).isFalse();
+	}
+
+}

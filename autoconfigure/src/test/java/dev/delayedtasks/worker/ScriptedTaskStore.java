@@ -1,0 +1,69 @@
+package dev.delayedtasks.worker;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import dev.delayedtasks.store.ClaimBatch;
+import dev.delayedtasks.store.Lease;
+import dev.delayedtasks.store.TaskFailure;
+import dev.delayedtasks.store.TaskStore;
+import dev.delayedtasks.store.TimerTick;
+
+/**
+ * A {@link TaskStore} for unit tests of the worker's own logic: each operation answers
+ * what the test scripts, and operations the test does not expect fail.
+ */
+class ScriptedTaskStore implements TaskStore {
+
+	Function<List<Lease>, List<AckOutcome>> ack = (leases) -> {
+		throw new UnsupportedOperationException("ack");
+	};
+
+	Function<List<Lease>, List<ExtendOutcome>> extend = (leases) -> {
+		throw new UnsupportedOperationException("extend");
+	};
+
+	final List<Lease> acknowledged = new ArrayList<>();
+
+	@Override
+	public ClaimBatch claim(String queue, int max, String nonce) {
+		throw new UnsupportedOperationException("claim");
+	}
+
+	@Override
+	public TimerTick promote(String queue, String ownerId, Duration timerTtl) {
+		throw new UnsupportedOperationException("promote");
+	}
+
+	@Override
+	public void resignTimer(String queue, String ownerId) {
+		throw new UnsupportedOperationException("resignTimer");
+	}
+
+	@Override
+	public List<AckOutcome> ack(String queue, List<Lease> leases) {
+		List<AckOutcome> outcomes = this.ack.apply(leases);
+		synchronized (this.acknowledged) {
+			this.acknowledged.addAll(leases);
+		}
+		return outcomes;
+	}
+
+	@Override
+	public FailOutcome fail(String queue, Lease lease, TaskFailure failure) {
+		throw new UnsupportedOperationException("fail");
+	}
+
+	@Override
+	public List<ExtendOutcome> extend(String queue, List<Lease> leases) {
+		return this.extend.apply(leases);
+	}
+
+	@Override
+	public List<ReleaseOutcome> release(String queue, List<Lease> leases) {
+		throw new UnsupportedOperationException("release");
+	}
+
+}
