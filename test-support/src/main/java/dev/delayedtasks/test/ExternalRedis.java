@@ -11,11 +11,14 @@ import io.lettuce.core.RedisURI;
  */
 final class ExternalRedis implements RedisServer {
 
+	private final String url;
+
 	private final RedisURI uri;
 
 	private final String version;
 
 	ExternalRedis(String url) {
+		this.url = url;
 		this.uri = RedisURI.create(url);
 		this.version = RedisInfo.version(this.uri);
 	}
@@ -28,6 +31,11 @@ final class ExternalRedis implements RedisServer {
 	@Override
 	public RedisURI uri() {
 		return this.uri;
+	}
+
+	@Override
+	public String url() {
+		return this.url;
 	}
 
 	@Override

@@ -42,7 +42,9 @@ public interface RedisServer extends AutoCloseable {
 	 * @return the URL
 	 */
 	default String url() {
-		return uri().toURI().toString();
+		// Built by hand: RedisURI#toURI drops the default port, which Spring Boot then
+		// reads as -1.
+		return "redis://" + uri().getHost() + ":" + uri().getPort();
 	}
 
 	@Override
