@@ -23,6 +23,14 @@ public interface DelayedTaskListener {
 	}
 
 	/**
+	 * A scheduled or ready task was cancelled.
+	 * @param queue the queue
+	 * @param id the task
+	 */
+	default void cancelled(String queue, TaskId id) {
+	}
+
+	/**
 	 * A handler is about to run a task.
 	 * @param context the run
 	 */

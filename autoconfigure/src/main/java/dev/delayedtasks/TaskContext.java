@@ -13,6 +13,7 @@ import java.util.Map;
  * @param deliveryCount how many times a worker claimed the task, this claim included
  * (more than {@code attempt} when a worker crashed or shut down while running it)
  * @param dueAt when the task was due, Redis time
+ * @param createdAt when the task was scheduled, Redis time
  * @param startedAt when this run started, Redis time as seen by the claim
  * @param headers the headers sent with the task
  * @param leaseToken the fencing token of this run; pass it downstream to reject writes
@@ -20,8 +21,8 @@ import java.util.Map;
  * @author delayed-tasks
  * @since 0.1.0
  */
-public record TaskContext(TaskId id, String queue, int attempt, int deliveryCount, Instant dueAt, Instant startedAt,
-		Map<String, String> headers, String leaseToken) {
+public record TaskContext(TaskId id, String queue, int attempt, int deliveryCount, Instant dueAt, Instant createdAt,
+		Instant startedAt, Map<String, String> headers, String leaseToken) {
 
 	/**
 	 * Create a context, copying the headers.

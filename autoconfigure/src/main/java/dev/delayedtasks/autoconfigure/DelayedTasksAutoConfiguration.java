@@ -1,11 +1,16 @@
 package dev.delayedtasks.autoconfigure;
 
 import java.util.OptionalInt;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import java.util.function.ToIntFunction;
 
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.actuate.QueueSnapshots;
+import dev.delayedtasks.observation.ScheduleObservationConvention;
 import dev.delayedtasks.store.LayoutVersion;
 import dev.delayedtasks.store.PayloadCodec;
 import dev.delayedtasks.store.QueueIndex;
@@ -17,7 +22,9 @@ import dev.delayedtasks.store.StoreScripts;
 import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import dev.delayedtasks.worker.HandlerEndpoint;
 import dev.delayedtasks.worker.Listeners;
+import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -85,7 +92,8 @@ public final class DelayedTasksAutoConfiguration {
 	@ConditionalOnMissingBean(DelayedTaskScheduler.class)
 	RedisDelayedTaskScheduler delayedTaskScheduler(StoreScripts scripts, StoreSettings settings, PayloadCodec codec,
 			QueueIndex queues, DelayedTasksProperties properties, ObjectProvider<DelayedTaskHandlerRegistry> handlers,
-			ObjectProvider<DelayedTaskListener> listeners) {
+			ObjectProvider<DelayedTaskListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<ScheduleObservationConvention> observationConvention) {
 		// Max attempts when a request sets none: this application's handler's retry
 		// policy
 		// bean, else the queue's properties, else the global ones.
@@ -96,7 +104,8 @@ public final class DelayedTasksAutoConfiguration {
 		};
 		Listeners onScheduled = new Listeners(listeners.orderedStream().toList());
 		return new RedisDelayedTaskScheduler(scripts, settings, codec, queues, maxAttempts,
-				properties.producer().batchSize(), onScheduled::scheduled);
+				properties.producer().batchSize(), onScheduled,
+				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), observationConvention.getIfUnique());
 	}
 
 	@Bean
@@ -115,6 +124,19 @@ public final class DelayedTasksAutoConfiguration {
 	@ConditionalOnMissingBean
 	RedisQueueStats delayedTasksQueueStats(StoreScripts scripts, StoreSettings settings) {
 		return new RedisQueueStats(scripts, settings);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	QueueSnapshots delayedTasksQueueSnapshots(RedisQueueStats stats, QueueIndex index,
+			ObjectProvider<DelayedTaskHandlerRegistry> handlers, DelayedTasksProperties properties) {
+		Supplier<Set<String>> localQueues = () -> {
+			DelayedTaskHandlerRegistry registry = handlers.getIfAvailable();
+			return (registry != null)
+					? registry.getEndpoints().stream().map(HandlerEndpoint::queue).collect(Collectors.toSet())
+					: Set.of();
+		};
+		return new QueueSnapshots(stats, index, localQueues, properties.snapshotInterval());
 	}
 
 	@Bean

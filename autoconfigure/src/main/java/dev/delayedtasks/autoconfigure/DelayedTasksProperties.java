@@ -22,13 +22,15 @@ import org.springframework.util.unit.DataSize;
  * @param retry default retry policy of every queue
  * @param deadLetter how long dead letters are kept
  * @param queues per-queue overrides, by queue name
+ * @param snapshotInterval how often queue counts are read for metrics gauges and the
+ * health indicator
  * @author delayed-tasks
  * @since 0.1.0
  */
 @ConfigurationProperties("delayed-tasks")
 public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @DefaultValue("dt") String keyPrefix,
 		@DefaultValue Producer producer, @DefaultValue Worker worker, @DefaultValue Retry retry,
-		@DefaultValue DeadLetter deadLetter, Map<String, Queue> queues) {
+		@DefaultValue DeadLetter deadLetter, Map<String, Queue> queues, @DefaultValue("5s") Duration snapshotInterval) {
 
 	/**
 	 * Create the properties.

@@ -11,8 +11,11 @@ import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.FailureRouter;
+import dev.delayedtasks.observation.TaskRunObservationConvention;
 import dev.delayedtasks.worker.Listeners;
+import dev.delayedtasks.worker.RunObservations;
 import dev.delayedtasks.worker.WorkerSettings;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -64,7 +67,9 @@ class DelayedTasksWorkerConfiguration {
 	@ConditionalOnMissingBean
 	DelayedTaskHandlerRegistry delayedTaskHandlerRegistry(TaskStore store, RedisConnectionFactory connectionFactory,
 			StoreSettings storeSettings, PayloadCodec codec, QueueControl queues, DelayedTasksProperties properties,
-			ObjectProvider<DelayedTaskListener> listeners, Environment environment) {
+			ObjectProvider<DelayedTaskListener> listeners, Environment environment,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<TaskRunObservationConvention> observationConvention) {
 		DelayedTasksProperties.Worker worker = properties.worker();
 		warnIfShutdownTimeoutTooLong(worker.shutdownTimeout(), environment);
 		WorkerSettings settings = new WorkerSettings(worker.leaseDuration(), worker.reapGrace(), worker.timerTtl(),
@@ -72,7 +77,9 @@ class DelayedTasksWorkerConfiguration {
 				Threading.VIRTUAL.isActive(environment));
 		return DelayedTaskHandlerRegistry.create(store, connectionFactory, settings, storeSettings, codec,
 				new FailureRouter(properties.retry().nonRetryableExceptions()),
-				new Listeners(listeners.orderedStream().toList()), queues);
+				new Listeners(listeners.orderedStream().toList()), queues,
+				new RunObservations(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
+						observationConvention.getIfUnique()));
 	}
 
 	private static void warnIfShutdownTimeoutTooLong(Duration shutdownTimeout, Environment environment) {

@@ -9,10 +9,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
 import dev.delayedtasks.DelayedTaskException;
+import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.Names;
 import dev.delayedtasks.ScheduleResult;
@@ -21,6 +22,12 @@ import dev.delayedtasks.TaskInfo;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TaskStoreException;
+import dev.delayedtasks.observation.DelayedTaskObservation;
+import dev.delayedtasks.observation.DelayedTaskObservation.DefaultScheduleObservationConvention;
+import dev.delayedtasks.observation.ScheduleObservationContext;
+import dev.delayedtasks.observation.ScheduleObservationConvention;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -35,6 +42,8 @@ import org.springframework.dao.DataAccessException;
  */
 public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 
+	private static final DefaultScheduleObservationConvention DEFAULT_CONVENTION = new DefaultScheduleObservationConvention();
+
 	private final StoreScripts scripts;
 
 	private final StoreSettings settings;
@@ -47,7 +56,11 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 
 	private final int batchSize;
 
-	private final BiConsumer<String, ScheduleResult> onScheduled;
+	private final DelayedTaskListener listener;
+
+	private final ObservationRegistry observationRegistry;
+
+	private final @Nullable ScheduleObservationConvention observationConvention;
 
 	/**
 	 * Create a scheduler.
@@ -57,31 +70,66 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 	 * @param queues the queue index
 	 * @param defaultMaxAttempts a queue's max attempts when a request sets none
 	 * @param batchSize the most tasks per script call
-	 * @param onScheduled called with the queue and the result of every request (for
-	 * listeners)
+	 * @param listener told what was scheduled and cancelled
+	 * @param observationRegistry observes scheduling ({@link ObservationRegistry#NOOP}
+	 * for none)
+	 * @param observationConvention a custom convention, or {@code null} for the default
 	 */
 	public RedisDelayedTaskScheduler(StoreScripts scripts, StoreSettings settings, PayloadCodec codec,
-			QueueIndex queues, ToIntFunction<String> defaultMaxAttempts, int batchSize,
-			BiConsumer<String, ScheduleResult> onScheduled) {
+			QueueIndex queues, ToIntFunction<String> defaultMaxAttempts, int batchSize, DelayedTaskListener listener,
+			ObservationRegistry observationRegistry, @Nullable ScheduleObservationConvention observationConvention) {
 		this.scripts = scripts;
 		this.settings = settings;
 		this.codec = codec;
 		this.queues = queues;
 		this.defaultMaxAttempts = defaultMaxAttempts;
 		this.batchSize = batchSize;
-		this.onScheduled = onScheduled;
+		this.listener = listener;
+		this.observationRegistry = observationRegistry;
+		this.observationConvention = observationConvention;
 	}
 
 	@Override
 	public ScheduleResult submit(TaskRequest request) {
-		PreparedTask task = PreparedTask.of(request, this.codec, this.defaultMaxAttempts);
-		return enqueue(task.queue(), List.of(task)).get(0);
+		return observe(request.queue(), 1, (trace) -> {
+			PreparedTask task = PreparedTask.of(withTrace(request, trace), this.codec, this.defaultMaxAttempts);
+			return enqueue(task.queue(), List.of(task)).get(0);
+		});
 	}
 
 	@Override
 	public List<ScheduleResult> scheduleAll(Collection<TaskRequest> requests) {
+		if (requests.isEmpty()) {
+			return List.of();
+		}
+		return observe(requests.iterator().next().queue(), requests.size(), (trace) -> scheduleAll(requests, trace));
+	}
+
+	/**
+	 * Run {@code work} in a {@link DelayedTaskObservation#SCHEDULE} observation and hand
+	 * it the trace headers the observation's tracing handler wrote, so they travel with
+	 * the tasks.
+	 */
+	private <T> T observe(String queue, int tasks, Function<Map<String, String>, T> work) {
+		ScheduleObservationContext context = new ScheduleObservationContext(queue, tasks);
+		Observation observation = DelayedTaskObservation.SCHEDULE.observation(this.observationConvention,
+				DEFAULT_CONVENTION, () -> context, this.observationRegistry);
+		return observation.observe(() -> work.apply(context.propagatedHeaders()));
+	}
+
+	private static TaskRequest withTrace(TaskRequest request, Map<String, String> trace) {
+		TaskRequest traced = request;
+		for (Map.Entry<String, String> header : trace.entrySet()) {
+			if (!request.headers().containsKey(header.getKey())) {
+				traced = traced.header(header.getKey(), header.getValue());
+			}
+		}
+		return traced;
+	}
+
+	private List<ScheduleResult> scheduleAll(Collection<TaskRequest> requests, Map<String, String> trace) {
 		List<PreparedTask> prepared = requests.stream()
-			.map((request) -> PreparedTask.of(request, this.codec, this.defaultMaxAttempts))
+			.map((request) -> PreparedTask.of(withTrace(request, trace), this.codec, this.defaultMaxAttempts))
 			.toList();
 		Map<String, List<Integer>> positionsByQueue = new LinkedHashMap<>();
 		for (int i = 0; i < prepared.size(); i++) {
@@ -133,7 +181,7 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 			results.add(new ScheduleResult(TaskId.of(reply.text(at + 1)), outcome,
 					Instant.ofEpochMilli(reply.number(at + 2))));
 		}
-		results.forEach((result) -> this.onScheduled.accept(queue, result));
+		results.forEach((result) -> this.listener.scheduled(queue, result));
 		return results;
 	}
 
@@ -154,7 +202,11 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 		Reply reply = new Reply(this.scripts.run(Script.CANCEL,
 				List.of(keys.sched(), keys.stats(), keys.task(value), keys.payload(value), keys.error(value)),
 				List.of(keys.base(), value, RedisTaskStore.millis(this.settings.tombstoneTtl())), queue, value));
-		return reply.code(1) == 'C';
+		boolean cancelled = reply.code(1) == 'C';
+		if (cancelled) {
+			this.listener.cancelled(queue, id);
+		}
+		return cancelled;
 	}
 
 	@Override

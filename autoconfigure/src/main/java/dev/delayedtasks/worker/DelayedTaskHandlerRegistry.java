@@ -71,16 +71,18 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	 * @param failureRouter decides about failed runs
 	 * @param listeners the listeners
 	 * @param queues pauses and resumes queues
+	 * @param observations observes handler runs
 	 * @return the registry
 	 */
 	public static DelayedTaskHandlerRegistry create(TaskStore store, RedisConnectionFactory connectionFactory,
 			WorkerSettings settings, StoreSettings storeSettings, PayloadCodec codec, FailureRouter failureRouter,
-			Listeners listeners, QueueControl queues) {
+			Listeners listeners, QueueControl queues, RunObservations observations) {
 		String instanceId = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
 		SingletonSupplier<BlockingConnections> connections = SingletonSupplier
 			.of(() -> new BlockingConnections(connectionFactory));
 		return new DelayedTaskHandlerRegistry((schedulers) -> new WorkerServices(store, connections.obtain(), settings,
-				storeSettings, codec, failureRouter, listeners, instanceId, schedulers[0], schedulers[1]), queues);
+				storeSettings, codec, failureRouter, listeners, instanceId, schedulers[0], schedulers[1], observations),
+				queues);
 	}
 
 	/**

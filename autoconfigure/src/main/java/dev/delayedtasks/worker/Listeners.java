@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.TaskId;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -35,6 +36,11 @@ public final class Listeners implements DelayedTaskListener {
 	@Override
 	public void scheduled(String queue, ScheduleResult result) {
 		each((listener) -> listener.scheduled(queue, result));
+	}
+
+	@Override
+	public void cancelled(String queue, TaskId id) {
+		each((listener) -> listener.cancelled(queue, id));
 	}
 
 	@Override

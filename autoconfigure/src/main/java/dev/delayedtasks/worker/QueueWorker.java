@@ -84,7 +84,7 @@ final class QueueWorker implements HandlerContainer {
 		this.heartbeat = new LeaseHeartbeat(endpoint.queue(), this.store, this.settings);
 		this.completions = new Completions(endpoint.queue(), this.store, this.heartbeat, services.listeners());
 		this.runner = new TaskRunner(endpoint, services.codec(), services.failureRouter(), this.completions,
-				services.listeners(), this.maintenance);
+				services.listeners(), this.maintenance, services.observations());
 		this.timer = new PromotionTimer(endpoint.queue(), this.keys, this.store, services.instanceId(), this.settings,
 				services.timerScheduler(), this.connections);
 	}
@@ -201,8 +201,8 @@ final class QueueWorker implements HandlerContainer {
 	private void submit(ClaimedTask task, long claimedAt) {
 		Envelope envelope = this.runner.read(task.envelope());
 		TaskContext context = new TaskContext(task.id(), this.endpoint.queue(), task.failures() + 1, task.deliveries(),
-				Instant.ofEpochMilli(task.dueMs()), Instant.ofEpochMilli(claimedAt), TaskRunner.headers(envelope),
-				task.token());
+				Instant.ofEpochMilli(task.dueMs()), Instant.ofEpochMilli(task.createdMs()),
+				Instant.ofEpochMilli(claimedAt), TaskRunner.headers(envelope), task.token());
 		ActiveRun run = this.heartbeat.track(task.lease(), context);
 		this.running.incrementAndGet();
 		try {

@@ -43,8 +43,10 @@ final class TaskRunner {
 
 	private final ScheduledExecutorService timeouts;
 
+	private final RunObservations observations;
+
 	TaskRunner(HandlerEndpoint endpoint, PayloadCodec codec, FailureRouter failures, Completions completions,
-			Listeners listeners, ScheduledExecutorService timeouts) {
+			Listeners listeners, ScheduledExecutorService timeouts, RunObservations observations) {
 		this.endpoint = endpoint;
 		this.codec = codec;
 		this.payloadType = (endpoint.payloadType() != null) ? codec.type(endpoint.payloadType()) : null;
@@ -52,6 +54,7 @@ final class TaskRunner {
 		this.completions = completions;
 		this.listeners = listeners;
 		this.timeouts = timeouts;
+		this.observations = observations;
 	}
 
 	/**
@@ -85,6 +88,7 @@ final class TaskRunner {
 		run.bind(Thread.currentThread());
 		ScheduledFuture<?> timeout = scheduleTimeout(run);
 		putMdc(context);
+		RunObservations.Run observed = this.observations.start(context, this.endpoint.id());
 		try {
 			this.listeners.started(context);
 			this.endpoint.invoke(payload, context);
@@ -93,6 +97,7 @@ final class TaskRunner {
 			failure = ex;
 		}
 		finally {
+			observed.stop(failure, "timeout".equals(run.stopReason()));
 			run.markFinished();
 			if (timeout != null) {
 				timeout.cancel(false);

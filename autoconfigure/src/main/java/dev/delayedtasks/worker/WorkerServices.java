@@ -19,11 +19,13 @@ import dev.delayedtasks.store.TaskStore;
  * @param instanceId this instance's id, for timer ownership
  * @param timerScheduler the thread promotion timers fire on
  * @param maintenance the thread heartbeats and handler timeouts run on
+ * @param observations observes handler runs
  * @author delayed-tasks
  * @since 0.1.0
  */
 record WorkerServices(TaskStore store, BlockingConnections connections, WorkerSettings settings,
 		StoreSettings storeSettings, PayloadCodec codec, FailureRouter failureRouter, Listeners listeners,
-		String instanceId, ScheduledExecutorService timerScheduler, ScheduledExecutorService maintenance) {
+		String instanceId, ScheduledExecutorService timerScheduler, ScheduledExecutorService maintenance,
+		RunObservations observations) {
 
 }

@@ -1,5 +1,6 @@
 package dev.delayedtasks.store;
 
+import io.micrometer.observation.ObservationRegistry;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
@@ -378,8 +380,8 @@ class BadInputIntegrationTests {
 			StoreSettings settings = StoreSettings.defaults("dt", StoreFixture.LEASE, StoreFixture.GRACE);
 			this.scheduler = new RedisDelayedTaskScheduler(new StoreScripts(redis), settings,
 					new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64)), new QueueIndex(redis, "dt"),
-					(queue) -> 4, 500, (queue, result) -> {
-					});
+					(queue) -> 4, 500, new DelayedTaskListener() {
+					}, ObservationRegistry.NOOP, null);
 		}
 
 		@Override

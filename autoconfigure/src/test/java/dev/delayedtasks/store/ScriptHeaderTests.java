@@ -1,5 +1,6 @@
 package dev.delayedtasks.store;
 
+import io.micrometer.observation.ObservationRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
+import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
 import org.junit.jupiter.api.Test;
@@ -242,8 +244,8 @@ class ScriptHeaderTests {
 		RedisTaskStore store = new RedisTaskStore(recording.scripts, settings);
 		RedisDelayedTaskScheduler scheduler = new RedisDelayedTaskScheduler(recording.scripts, settings,
 				new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64)), mock(QueueIndex.class), (queue) -> 3,
-				2, (queue, result) -> {
-				});
+				2, new DelayedTaskListener() {
+				}, ObservationRegistry.NOOP, null);
 		RedisDeadLetters deadLetters = new RedisDeadLetters(recording.scripts, settings);
 		Lease plain = new Lease(TaskId.of("t1"), "n:1", null);
 		Lease unique = new Lease(TaskId.of("t2"), "n:2", "digest0123456789");

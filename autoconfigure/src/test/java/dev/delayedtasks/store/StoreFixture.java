@@ -1,8 +1,10 @@
 package dev.delayedtasks.store;
 
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.Map;
 
+import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.test.TestRedis;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -54,8 +56,8 @@ final class StoreFixture implements AutoCloseable {
 		this.queues = new QueueIndex(this.redis, settings.keyPrefix());
 		this.store = new RedisTaskStore(this.scripts, settings);
 		this.scheduler = new RedisDelayedTaskScheduler(this.scripts, settings, this.codec, this.queues, (queue) -> 4,
-				500, (queue, result) -> {
-				});
+				500, new DelayedTaskListener() {
+				}, ObservationRegistry.NOOP, null);
 		this.deadLetters = new RedisDeadLetters(this.scripts, settings);
 	}
 

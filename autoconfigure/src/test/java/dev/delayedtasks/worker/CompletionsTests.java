@@ -66,7 +66,7 @@ class CompletionsTests {
 
 	static TaskContext context(String id) {
 		Instant now = Instant.now();
-		return new TaskContext(TaskId.of(id), "q", 1, 1, now, now, Map.of(), "token");
+		return new TaskContext(TaskId.of(id), "q", 1, 1, now, now, now, Map.of(), "token");
 	}
 
 }

@@ -1,0 +1,174 @@
+package dev.delayedtasks.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
+
+import dev.delayedtasks.DelayedTaskListener;
+import dev.delayedtasks.ScheduleResult;
+import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.store.QueueStats;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Micrometer meters of delayed tasks. Counters and timers come from the
+ * {@link DelayedTaskListener} callbacks of this instance; gauges of queue sizes and
+ * counters kept in Redis (reaped leases) come from the background {@link QueueSnapshots},
+ * so a scrape never calls Redis. Run time is the {@code delayed.tasks.run} observation's
+ * timer, not a meter of its own.
+ * <p>
+ * Gauges and Redis-side counters describe a queue shared by every instance: aggregate
+ * them with {@code max by (queue, state)}, not {@code sum}.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class DelayedTaskMetrics implements DelayedTaskListener, MeterBinder {
+
+	private static final String PREFIX = "delayed.tasks.";
+
+	private final QueueSnapshots snapshots;
+
+	private final Function<String, String> handlerOfQueue;
+
+	private final Set<String> queuesWithGauges = ConcurrentHashMap.newKeySet();
+
+	private volatile @Nullable MeterRegistry registry;
+
+	/**
+	 * Create the metrics.
+	 * @param snapshots the queue snapshots
+	 * @param handlerOfQueue this instance's handler id of a queue, for the
+	 * {@code handler} tag
+	 */
+	public DelayedTaskMetrics(QueueSnapshots snapshots, Function<String, String> handlerOfQueue) {
+		this.snapshots = snapshots;
+		this.handlerOfQueue = handlerOfQueue;
+	}
+
+	@Override
+	public void bindTo(MeterRegistry registry) {
+		this.registry = registry;
+		this.snapshots.onRefresh(this::registerQueueGauges);
+	}
+
+	private void registerQueueGauges(Map<String, QueueStats> snapshot) {
+		MeterRegistry meters = this.registry;
+		if (meters == null) {
+			return;
+		}
+		for (String queue : snapshot.keySet()) {
+			if (!this.queuesWithGauges.add(queue)) {
+				continue;
+			}
+			gauge(meters, queue, "scheduled", QueueStats::scheduled);
+			gauge(meters, queue, "ready", QueueStats::ready);
+			gauge(meters, queue, "active", QueueStats::active);
+			gauge(meters, queue, "dead", QueueStats::dead);
+			TimeGauge
+				.builder(PREFIX + "oldest.ready.age", this.snapshots, java.util.concurrent.TimeUnit.MILLISECONDS,
+						(snapshots) -> value(snapshots, queue, (stats) -> stats.oldestReadyAge().toMillis()))
+				.description("How long the oldest ready task of the queue has waited since its due time")
+				.tag("queue", queue)
+				.register(meters);
+			FunctionCounter
+				.builder(PREFIX + "reaped", this.snapshots,
+						(snapshots) -> value(snapshots, queue, (stats) -> stats.counter("reaped")))
+				.description("Tasks whose lease expired (a crashed or stalled worker) and were taken back")
+				.tag("queue", queue)
+				.register(meters);
+		}
+	}
+
+	private void gauge(MeterRegistry meters, String queue, String state, ToDoubleFunction<QueueStats> count) {
+		Gauge.builder(PREFIX + "size", this.snapshots, (snapshots) -> value(snapshots, queue, count))
+			.description("Tasks of the queue in the state, shared by all instances (aggregate with max)")
+			.tags("queue", queue, "state", state)
+			.register(meters);
+	}
+
+	private static double value(QueueSnapshots snapshots, String queue, ToDoubleFunction<QueueStats> read) {
+		QueueStats stats = snapshots.current().get(queue);
+		return (stats != null) ? read.applyAsDouble(stats) : Double.NaN;
+	}
+
+	@Override
+	public void scheduled(String queue, ScheduleResult result) {
+		count("scheduled", "Tasks scheduled, by outcome (created, existing, duplicate)",
+				Tags.of("queue", queue, "outcome", result.outcome().name().toLowerCase()));
+	}
+
+	@Override
+	public void cancelled(String queue, TaskId id) {
+		count("cancelled", "Scheduled or ready tasks cancelled", Tags.of("queue", queue));
+	}
+
+	@Override
+	public void started(TaskContext context) {
+		Tags tags = handlerTags(context);
+		count("started", "Handler runs started", tags);
+		time("lateness", "Time from a task's due time to its start (Redis time)", Tags.of("queue", context.queue()),
+				Duration.between(context.dueAt(), context.startedAt()));
+	}
+
+	@Override
+	public void succeeded(TaskContext context, Duration runTime) {
+		count("succeeded", "Handler runs that completed their task", handlerTags(context));
+		Duration endToEnd = Duration.between(context.createdAt(), context.startedAt()).plus(runTime);
+		time("end.to.end", "Time from scheduling a task to its completion", Tags.of("queue", context.queue()),
+				endToEnd);
+	}
+
+	@Override
+	public void retried(TaskContext context, Throwable failure, Instant nextRunAt) {
+		count("retried", "Failed runs that will be retried", handlerTags(context));
+	}
+
+	@Override
+	public void deadLettered(TaskContext context, Throwable failure, String reason) {
+		count("dead.lettered", "Tasks moved to the dead letters, by reason",
+				handlerTags(context).and("reason", reason));
+	}
+
+	@Override
+	public void staleAcknowledgement(TaskContext context) {
+		count("stale", "Completions rejected because another worker owned the task: duplicate executions",
+				handlerTags(context));
+	}
+
+	private Tags handlerTags(TaskContext context) {
+		return Tags.of("queue", context.queue(), "handler", this.handlerOfQueue.apply(context.queue()));
+	}
+
+	private void count(String name, String description, Tags tags) {
+		MeterRegistry meters = this.registry;
+		if (meters != null) {
+			Counter.builder(PREFIX + name).description(description).tags(tags).register(meters).increment();
+		}
+	}
+
+	private void time(String name, String description, Tags tags, Duration duration) {
+		MeterRegistry meters = this.registry;
+		if (meters != null) {
+			Timer.builder(PREFIX + name)
+				.description(description)
+				.tags(tags)
+				.register(meters)
+				.record(duration.isNegative() ? Duration.ZERO : duration);
+		}
+	}
+
+}

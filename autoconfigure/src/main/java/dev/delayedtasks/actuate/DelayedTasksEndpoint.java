@@ -1,0 +1,337 @@
+package dev.delayedtasks.actuate;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import dev.delayedtasks.DeadLetter;
+import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.Names;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskInfo;
+import dev.delayedtasks.store.QueueControl;
+import dev.delayedtasks.store.QueueIndex;
+import dev.delayedtasks.store.QueueStats;
+import dev.delayedtasks.store.RedisQueueStats;
+import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import dev.delayedtasks.worker.HandlerContainer;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The {@code delayedtasks} Actuator endpoint: queues with their counts, handlers and
+ * timer owner; one queue with its newest dead letters; one task. With
+ * {@code management.endpoint.delayedtasks.access=unrestricted} also: redrive and purge
+ * dead letters, cancel a task, pause and resume a queue. Never returns payloads. Reads
+ * come from Redis directly (they are operator requests, not scrapes). Unknown queues and
+ * tasks answer {@code null} (404 over HTTP); invalid names answer 400.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+@Endpoint(id = "delayedtasks", defaultAccess = Access.READ_ONLY)
+public class DelayedTasksEndpoint {
+
+	private static final int DEAD_LETTERS_SHOWN = 20;
+
+	private final RedisQueueStats stats;
+
+	private final QueueIndex index;
+
+	private final DelayedTaskScheduler scheduler;
+
+	private final DeadLetters deadLetters;
+
+	private final QueueControl control;
+
+	private final @Nullable DelayedTaskHandlerRegistry registry;
+
+	/**
+	 * Create the endpoint.
+	 * @param stats reads queue stats
+	 * @param index the known queues
+	 * @param scheduler finds and cancels tasks
+	 * @param deadLetters the dead letters
+	 * @param control pauses and resumes queues
+	 * @param registry this instance's handlers, or {@code null} on a producer-only
+	 * instance
+	 */
+	public DelayedTasksEndpoint(RedisQueueStats stats, QueueIndex index, DelayedTaskScheduler scheduler,
+			DeadLetters deadLetters, QueueControl control, @Nullable DelayedTaskHandlerRegistry registry) {
+		this.stats = stats;
+		this.index = index;
+		this.scheduler = scheduler;
+		this.deadLetters = deadLetters;
+		this.control = control;
+		this.registry = registry;
+	}
+
+	/**
+	 * Every known queue.
+	 * @return the queues
+	 */
+	@ReadOperation
+	public QueuesDescriptor queues() {
+		return new QueuesDescriptor(knownQueues().stream().map((queue) -> describe(this.stats.read(queue))).toList());
+	}
+
+	/**
+	 * One queue with its newest dead letters.
+	 * @param queue the queue
+	 * @return the queue, or {@code null} when unknown
+	 */
+	@ReadOperation
+	public @Nullable QueueDetailDescriptor queue(@Selector String queue) {
+		if (!isKnown(checkQueue(queue))) {
+			return null;
+		}
+		List<DeadLetterDescriptor> letters = this.deadLetters.list(queue, DEAD_LETTERS_SHOWN)
+			.stream()
+			.map(DeadLetterDescriptor::of)
+			.toList();
+		return new QueueDetailDescriptor(describe(this.stats.read(queue)), letters);
+	}
+
+	/**
+	 * One task.
+	 * @param queue the queue
+	 * @param taskId the task's id
+	 * @return the task, or {@code null} when it does not exist
+	 */
+	@ReadOperation
+	public @Nullable TaskDescriptor task(@Selector String queue, @Selector String taskId) {
+		TaskId id = checkTaskId(taskId);
+		return this.scheduler.find(checkQueue(queue), id).map(TaskDescriptor::of).orElse(null);
+	}
+
+	/**
+	 * Act on a queue: {@code pause}, {@code resume} or {@code redrive} (all its dead
+	 * letters).
+	 * @param queue the queue
+	 * @param action the action
+	 * @return what was done, or {@code null} when the queue is unknown
+	 */
+	@WriteOperation
+	public @Nullable ActionDescriptor queueAction(@Selector String queue, String action) {
+		if (!isKnown(checkQueue(queue))) {
+			return null;
+		}
+		return switch (action) {
+			case "pause" -> {
+				this.control.pause(queue);
+				yield new ActionDescriptor(queue, null, action, 1);
+			}
+			case "resume" -> {
+				this.control.resume(queue);
+				yield new ActionDescriptor(queue, null, action, 1);
+			}
+			case "redrive" -> new ActionDescriptor(queue, null, action, this.deadLetters.redriveAll(queue));
+			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a queue",
+					"Unknown action '" + action + "': use pause, resume or redrive");
+		};
+	}
+
+	/**
+	 * Act on a task: {@code redrive} (a dead letter) or {@code cancel} (a scheduled or
+	 * ready task).
+	 * @param queue the queue
+	 * @param taskId the task's id
+	 * @param action the action
+	 * @return what was done, or {@code null} when the task cannot be acted on (unknown,
+	 * or not in a fitting state)
+	 */
+	@WriteOperation
+	public @Nullable ActionDescriptor taskAction(@Selector String queue, @Selector String taskId, String action) {
+		TaskId id = checkTaskId(taskId);
+		checkQueue(queue);
+		boolean done = switch (action) {
+			case "redrive" -> this.deadLetters.redrive(queue, id);
+			case "cancel" -> this.scheduler.cancel(queue, id);
+			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a task",
+					"Unknown action '" + action + "': use redrive or cancel");
+		};
+		return done ? new ActionDescriptor(queue, taskId, action, 1) : null;
+	}
+
+	/**
+	 * Delete every dead letter of a queue.
+	 * @param queue the queue
+	 * @return how many were deleted, or {@code null} when the queue is unknown
+	 */
+	@DeleteOperation
+	public @Nullable ActionDescriptor purge(@Selector String queue) {
+		if (!isKnown(checkQueue(queue))) {
+			return null;
+		}
+		return new ActionDescriptor(queue, null, "purge", this.deadLetters.purge(queue));
+	}
+
+	private QueueDescriptor describe(QueueStats stats) {
+		List<HandlerDescriptor> handlers = handlers().stream()
+			.filter((handler) -> handler.queue().equals(stats.queue()))
+			.map((handler) -> new HandlerDescriptor(handler.id(), handler.concurrency(), handler.activeTasks(),
+					handler.isRunning(), handler.isTimerOwner()))
+			.toList();
+		return new QueueDescriptor(stats.queue(), stats.scheduled(), stats.ready(), stats.active(), stats.dead(),
+				(stats.nextDueMs() >= 0) ? Instant.ofEpochMilli(stats.nextDueMs()) : null,
+				stats.oldestReadyAge().toMillis(), stats.paused(), stats.timerOwner(), handlers, stats.counters());
+	}
+
+	private Collection<HandlerContainer> handlers() {
+		return (this.registry != null) ? this.registry.getHandlers() : List.of();
+	}
+
+	private Set<String> knownQueues() {
+		Set<String> queues = new TreeSet<>(this.index.queues());
+		handlers().forEach((handler) -> queues.add(handler.queue()));
+		return queues;
+	}
+
+	private boolean isKnown(String queue) {
+		return knownQueues().contains(queue);
+	}
+
+	private static String checkQueue(String queue) {
+		try {
+			return Names.checkQueue(queue);
+		}
+		catch (InvalidTaskRequestException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
+	}
+
+	private static TaskId checkTaskId(String taskId) {
+		try {
+			return TaskId.of(taskId);
+		}
+		catch (InvalidTaskRequestException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
+	}
+
+	/**
+	 * All queues.
+	 *
+	 * @param queues the queues
+	 */
+	public record QueuesDescriptor(List<QueueDescriptor> queues) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * One queue.
+	 *
+	 * @param name the queue
+	 * @param scheduled tasks waiting for their due time
+	 * @param ready tasks due and waiting for a worker
+	 * @param active tasks running
+	 * @param dead dead letters
+	 * @param nextDueAt the earliest due time, or {@code null}
+	 * @param oldestReadyAgeMillis how long the oldest ready task has waited
+	 * @param paused whether the queue is paused
+	 * @param timerOwner the instance owning the queue's timer, or {@code null}
+	 * @param handlers this instance's handlers of the queue
+	 * @param counters the queue's counters in Redis
+	 */
+	public record QueueDescriptor(String name, long scheduled, long ready, long active, long dead,
+			@Nullable Instant nextDueAt, long oldestReadyAgeMillis, boolean paused, @Nullable String timerOwner,
+			List<HandlerDescriptor> handlers, Map<String, Long> counters) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * One queue with its newest dead letters.
+	 *
+	 * @param queue the queue
+	 * @param deadLetters its newest dead letters, newest first
+	 */
+	public record QueueDetailDescriptor(QueueDescriptor queue,
+			List<DeadLetterDescriptor> deadLetters) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * A handler on this instance.
+	 *
+	 * @param id the handler id
+	 * @param concurrency its concurrency
+	 * @param activeTasks tasks it runs now
+	 * @param running whether it runs
+	 * @param timerOwner whether this instance owns the queue's timer
+	 */
+	public record HandlerDescriptor(String id, int concurrency, int activeTasks, boolean running, boolean timerOwner) {
+
+	}
+
+	/**
+	 * A dead letter, without its payload.
+	 *
+	 * @param id the task's id
+	 * @param reason why it was dead-lettered
+	 * @param exceptionType the exception's class name
+	 * @param message the exception's message
+	 * @param attempts failed runs
+	 * @param deadAt when it was dead-lettered
+	 */
+	public record DeadLetterDescriptor(String id, String reason, String exceptionType, String message, int attempts,
+			Instant deadAt) {
+
+		static DeadLetterDescriptor of(DeadLetter letter) {
+			return new DeadLetterDescriptor(letter.id().value(), letter.reason(), letter.exceptionType(),
+					letter.message(), letter.attempts(), letter.deadAt());
+		}
+
+	}
+
+	/**
+	 * A task, without its payload.
+	 *
+	 * @param id the id
+	 * @param queue the queue
+	 * @param state the state
+	 * @param failures failed runs
+	 * @param deliveries claims
+	 * @param maxAttempts runs allowed
+	 * @param dueAt the due time
+	 * @param createdAt the creation time
+	 * @param lastError the last failure as {@code reason: type: message}, or {@code null}
+	 */
+	public record TaskDescriptor(String id, String queue, String state, int failures, int deliveries, int maxAttempts,
+			Instant dueAt, Instant createdAt, @Nullable String lastError) implements OperationResponseBody {
+
+		static TaskDescriptor of(TaskInfo info) {
+			String error = (info.lastError() != null) ? info.lastError().reason() + ": "
+					+ info.lastError().exceptionType() + ": " + info.lastError().message() : null;
+			return new TaskDescriptor(info.id().value(), info.queue(), info.state().name(), info.failures(),
+					info.deliveries(), info.maxAttempts(), info.dueAt(), info.createdAt(), error);
+		}
+
+	}
+
+	/**
+	 * What a write operation did.
+	 *
+	 * @param queue the queue
+	 * @param taskId the task, or {@code null} for queue actions
+	 * @param action the action
+	 * @param affected how many tasks it affected
+	 */
+	public record ActionDescriptor(String queue, @Nullable String taskId, String action,
+			long affected) implements OperationResponseBody {
+
+	}
+
+}

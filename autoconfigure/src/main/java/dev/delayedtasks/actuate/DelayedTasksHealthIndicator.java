@@ -1,0 +1,111 @@
+package dev.delayedtasks.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.delayedtasks.store.QueueStats;
+import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import dev.delayedtasks.worker.HandlerContainer;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/**
+ * Health of this instance's delayed-task machinery, from the background snapshot only (no
+ * Redis call, no scan). UP when its handlers run and every queue it handles has a timer
+ * owner, or one will be found within the timer TTL. DOWN when a handler that should run
+ * has stopped, or a handled queue has had no timer owner for longer than that. A backlog
+ * is never DOWN, and Redis reachability is left to Spring Boot's own {@code redis}
+ * indicator, so a Redis blip does not restart every pod.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
+
+	private final QueueSnapshots snapshots;
+
+	private final @Nullable DelayedTaskHandlerRegistry registry;
+
+	private final Duration ownerlessTolerance;
+
+	private final Map<String, Instant> ownerlessSince = new java.util.concurrent.ConcurrentHashMap<>();
+
+	/**
+	 * Create the indicator.
+	 * @param snapshots the queue snapshots
+	 * @param registry this instance's handlers, or {@code null} on a producer-only
+	 * instance
+	 * @param ownerlessTolerance how long a handled queue may go without a timer owner (a
+	 * takeover in progress)
+	 */
+	public DelayedTasksHealthIndicator(QueueSnapshots snapshots, @Nullable DelayedTaskHandlerRegistry registry,
+			Duration ownerlessTolerance) {
+		super("delayed-tasks health check failed");
+		this.snapshots = snapshots;
+		this.registry = registry;
+		this.ownerlessTolerance = ownerlessTolerance;
+	}
+
+	@Override
+	protected void doHealthCheck(Health.Builder builder) {
+		Map<String, QueueStats> snapshot = this.snapshots.current();
+		List<HandlerContainer> handlers = (this.registry != null) ? List.copyOf(this.registry.getHandlers())
+				: List.of();
+		boolean up = true;
+		Map<String, Object> queues = new LinkedHashMap<>();
+		List<String> readyWithoutHandler = new java.util.ArrayList<>();
+		Instant now = Instant.now();
+		for (QueueStats stats : snapshot.values()) {
+			Map<String, Object> details = new LinkedHashMap<>();
+			details.put("ready", stats.ready());
+			details.put("dead", stats.dead());
+			details.put("oldestReadyAge", stats.oldestReadyAge().toString());
+			details.put("timerOwner", (stats.timerOwner() != null) ? stats.timerOwner() : "none");
+			HandlerContainer handler = handlers.stream()
+				.filter((container) -> container.queue().equals(stats.queue()))
+				.findFirst()
+				.orElse(null);
+			if (handler != null) {
+				details.put("handler", handler.id());
+				details.put("running", handler.isRunning());
+				if (handler.isRunning() && ownerlessTooLong(stats, now)) {
+					details.put("problem", "no timer owner for over " + this.ownerlessTolerance);
+					up = false;
+				}
+			}
+			if (stats.ready() > 0 && stats.timerOwner() == null && stats.active() == 0) {
+				readyWithoutHandler.add(stats.queue());
+			}
+			queues.put(stats.queue(), details);
+		}
+		if (this.registry != null && !this.registry.isRunning()) {
+			builder.withDetail("problem", "the handler registry is not running");
+			up = false;
+		}
+		builder.withDetail("queues", queues).withDetail("readyWithoutHandler", readyWithoutHandler);
+		if (this.snapshots.refreshedAt() != null) {
+			builder.withDetail("snapshotAt", this.snapshots.refreshedAt().toString());
+		}
+		if (up) {
+			builder.up();
+		}
+		else {
+			builder.down();
+		}
+	}
+
+	private boolean ownerlessTooLong(QueueStats stats, Instant now) {
+		if (stats.timerOwner() != null) {
+			this.ownerlessSince.remove(stats.queue());
+			return false;
+		}
+		Instant since = this.ownerlessSince.computeIfAbsent(stats.queue(), (queue) -> now);
+		return Duration.between(since, now).compareTo(this.ownerlessTolerance) > 0;
+	}
+
+}

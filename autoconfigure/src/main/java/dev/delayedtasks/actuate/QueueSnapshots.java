@@ -1,0 +1,144 @@
+package dev.delayedtasks.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import dev.delayedtasks.store.QueueIndex;
+import dev.delayedtasks.store.QueueStats;
+import dev.delayedtasks.store.RedisQueueStats;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
+/**
+ * Keeps a snapshot of every known queue's {@link QueueStats}, refreshed in the
+ * background, so that gauges, health checks and scrapes never call Redis.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class QueueSnapshots implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(QueueSnapshots.class);
+
+	private final RedisQueueStats stats;
+
+	private final QueueIndex index;
+
+	private final Supplier<Set<String>> localQueues;
+
+	private final Duration interval;
+
+	private final List<Consumer<Map<String, QueueStats>>> listeners = new CopyOnWriteArrayList<>();
+
+	private volatile Map<String, QueueStats> snapshot = Map.of();
+
+	private volatile @Nullable Instant refreshedAt;
+
+	private volatile boolean failing;
+
+	private @Nullable ScheduledExecutorService scheduler;
+
+	/**
+	 * Create the snapshots.
+	 * @param stats reads one queue's stats
+	 * @param index the known queues
+	 * @param localQueues the queues this instance has handlers for
+	 * @param interval how often to refresh
+	 */
+	public QueueSnapshots(RedisQueueStats stats, QueueIndex index, Supplier<Set<String>> localQueues,
+			Duration interval) {
+		this.stats = stats;
+		this.index = index;
+		this.localQueues = localQueues;
+		this.interval = interval;
+	}
+
+	/**
+	 * Be told about every new snapshot (for example to register gauges of new queues).
+	 * @param listener the listener
+	 */
+	public void onRefresh(Consumer<Map<String, QueueStats>> listener) {
+		this.listeners.add(listener);
+		listener.accept(this.snapshot);
+	}
+
+	/**
+	 * The latest snapshot, by queue.
+	 * @return the snapshot (empty before the first refresh)
+	 */
+	public Map<String, QueueStats> current() {
+		return this.snapshot;
+	}
+
+	/**
+	 * When the latest snapshot was taken.
+	 * @return the time, or {@code null} before the first refresh
+	 */
+	public @Nullable Instant refreshedAt() {
+		return this.refreshedAt;
+	}
+
+	/**
+	 * Read every known queue now.
+	 */
+	public void refresh() {
+		try {
+			Set<String> queues = new TreeSet<>(this.index.queues());
+			queues.addAll(this.localQueues.get());
+			Map<String, QueueStats> fresh = new LinkedHashMap<>();
+			for (String queue : queues) {
+				fresh.put(queue, this.stats.read(queue));
+			}
+			this.snapshot = Collections.unmodifiableMap(fresh);
+			this.refreshedAt = Instant.now();
+			this.failing = false;
+			this.listeners.forEach((listener) -> listener.accept(this.snapshot));
+		}
+		catch (RuntimeException ex) {
+			if (!this.failing) {
+				logger.warn("Could not refresh the delayed-tasks queue snapshot: " + ex.getMessage());
+				this.failing = true;
+			}
+		}
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.scheduler == null) {
+			CustomizableThreadFactory threads = new CustomizableThreadFactory("delayed-tasks-snapshot-");
+			threads.setDaemon(true);
+			this.scheduler = Executors.newSingleThreadScheduledExecutor(threads);
+			this.scheduler.scheduleWithFixedDelay(this::refresh, 0, this.interval.toMillis(), TimeUnit.MILLISECONDS);
+		}
+	}
+
+	@Override
+	public synchronized void stop() {
+		if (this.scheduler != null) {
+			this.scheduler.shutdownNow();
+			this.scheduler = null;
+		}
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.scheduler != null;
+	}
+
+}

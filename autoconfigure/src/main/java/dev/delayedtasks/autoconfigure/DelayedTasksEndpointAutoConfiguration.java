@@ -1,0 +1,53 @@
+package dev.delayedtasks.autoconfigure;
+
+import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint;
+import dev.delayedtasks.actuate.DelayedTasksEndpointWebExtension;
+import dev.delayedtasks.store.QueueControl;
+import dev.delayedtasks.store.QueueIndex;
+import dev.delayedtasks.store.RedisQueueStats;
+import dev.delayedtasks.store.StoreSettings;
+import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * The {@code delayedtasks} Actuator endpoint, when Actuator is present and the endpoint
+ * is available.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = DelayedTasksAutoConfiguration.class)
+@ConditionalOnClass(ConditionalOnAvailableEndpoint.class)
+@ConditionalOnBean(RedisQueueStats.class)
+@ConditionalOnAvailableEndpoint(DelayedTasksEndpoint.class)
+public final class DelayedTasksEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayedTasksEndpoint delayedTasksEndpoint(RedisQueueStats stats, QueueIndex index, DelayedTaskScheduler scheduler,
+			DeadLetters deadLetters, ObjectProvider<QueueControl> control, RedisConnectionFactory connectionFactory,
+			StoreSettings settings, ObjectProvider<DelayedTaskHandlerRegistry> registry) {
+		return new DelayedTasksEndpoint(stats, index, scheduler, deadLetters,
+				control.getIfAvailable(() -> new QueueControl(new StringRedisTemplate(connectionFactory), settings)),
+				registry.getIfAvailable());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(DelayedTasksEndpoint.class)
+	DelayedTasksEndpointWebExtension delayedTasksEndpointWebExtension(DelayedTasksEndpoint endpoint) {
+		return new DelayedTasksEndpointWebExtension(endpoint);
+	}
+
+}
