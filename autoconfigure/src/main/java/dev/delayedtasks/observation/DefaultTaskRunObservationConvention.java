@@ -26,7 +26,7 @@ public class DefaultTaskRunObservationConvention implements TaskRunObservationCo
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(TaskRunObservationContext context) {
-		String outcome = (context.getOutcome() != null) ? context.getOutcome() : "unknown";
+		String outcome = (context.getOutcome() != null) ? context.getOutcome() : "running";
 		return KeyValues.of(RunLowCardinalityKeys.QUEUE.withValue(context.getTask().queue()),
 				RunLowCardinalityKeys.HANDLER.withValue(context.getHandlerId()),
 				RunLowCardinalityKeys.OUTCOME.withValue(outcome));
