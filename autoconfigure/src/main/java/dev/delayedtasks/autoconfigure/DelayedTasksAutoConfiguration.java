@@ -11,6 +11,7 @@ import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.actuate.QueueSnapshots;
 import dev.delayedtasks.observation.ScheduleObservationConvention;
+import dev.delayedtasks.store.EvictionPolicyCheck;
 import dev.delayedtasks.store.LayoutVersion;
 import dev.delayedtasks.store.PayloadCodec;
 import dev.delayedtasks.store.QueueIndex;
@@ -141,9 +142,16 @@ public final class DelayedTasksAutoConfiguration {
 
 	@Bean
 	SmartInitializingSingleton delayedTasksLayoutVerification(RedisConnectionFactory connectionFactory,
-			StoreSettings settings, QueueIndex queues) {
-		LayoutVersion layout = new LayoutVersion(new StringRedisTemplate(connectionFactory), settings, queues);
-		return layout::verify;
+			StoreSettings settings, QueueIndex queues, DelayedTasksProperties properties) {
+		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
+		LayoutVersion layout = new LayoutVersion(redis, settings, queues);
+		DelayedTasksProperties.CheckMode eviction = properties.evictionPolicyCheck();
+		return () -> {
+			if (eviction != DelayedTasksProperties.CheckMode.OFF) {
+				new EvictionPolicyCheck(redis, eviction == DelayedTasksProperties.CheckMode.FAIL).verify();
+			}
+			layout.verify();
+		};
 	}
 
 }

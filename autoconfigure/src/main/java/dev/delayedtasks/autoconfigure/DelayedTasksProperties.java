@@ -24,13 +24,16 @@ import org.springframework.util.unit.DataSize;
  * @param queues per-queue overrides, by queue name
  * @param snapshotInterval how often queue counts are read for metrics gauges and the
  * health indicator
+ * @param evictionPolicyCheck what to do at startup when Redis's maxmemory-policy can
+ * evict tasks (allkeys-*): fail, warn or off
  * @author delayed-tasks
  * @since 0.1.0
  */
 @ConfigurationProperties("delayed-tasks")
 public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @DefaultValue("dt") String keyPrefix,
 		@DefaultValue Producer producer, @DefaultValue Worker worker, @DefaultValue Retry retry,
-		@DefaultValue DeadLetter deadLetter, Map<String, Queue> queues, @DefaultValue("5s") Duration snapshotInterval) {
+		@DefaultValue DeadLetter deadLetter, Map<String, Queue> queues, @DefaultValue("5s") Duration snapshotInterval,
+		@DefaultValue("fail") CheckMode evictionPolicyCheck) {
 
 	/**
 	 * Create the properties.
@@ -68,6 +71,22 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	public @Nullable Duration timeout(String queue) {
 		Queue overrides = this.queues.get(queue);
 		return (overrides != null) ? overrides.timeout() : null;
+	}
+
+	/**
+	 * What a startup check does when it finds a problem.
+	 */
+	public enum CheckMode {
+
+		/** Refuse to start. */
+		FAIL,
+
+		/** Log a warning and start. */
+		WARN,
+
+		/** Do not check. */
+		OFF
+
 	}
 
 	/**

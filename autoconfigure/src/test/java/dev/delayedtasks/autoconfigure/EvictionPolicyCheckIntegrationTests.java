@@ -1,0 +1,104 @@
+package dev.delayedtasks.autoconfigure;
+
+import dev.delayedtasks.DelayedTaskException;
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.test.TestRedis;
+import dev.delayedtasks.test.WithRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The startup check of Redis's eviction policy, on a private server whose policy the test
+ * changes.
+ */
+@WithRedis(privateServer = true)
+@ExtendWith(OutputCaptureExtension.class)
+class EvictionPolicyCheckIntegrationTests {
+
+	private final TestRedis redis;
+
+	private final ApplicationContextRunner runner;
+
+	EvictionPolicyCheckIntegrationTests(TestRedis redis) {
+		this.redis = redis;
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayedTasksAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.url=" + redis.url(), "delayed-tasks.key-prefix=" + redis.keyPrefix(),
+					"delayed-tasks.worker.enabled=false");
+	}
+
+	@AfterEach
+	void restorePolicy() {
+		policy("noeviction");
+	}
+
+	@Test
+	void anAllKeysPolicyStopsStartupAndSaysWhy() {
+		policy("allkeys-lru");
+		this.runner.run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).isInstanceOf(DelayedTaskException.class)
+				.hasMessageContaining("maxmemory-policy is allkeys-lru")
+				.hasMessageContaining("noeviction")
+				.hasMessageContaining("delayed-tasks.eviction-policy-check=warn");
+		});
+	}
+
+	@Test
+	void anAllKeysPolicyOnlyWarnsWhenConfiguredTo(CapturedOutput output) {
+		policy("allkeys-random");
+		this.runner.withPropertyValues("delayed-tasks.eviction-policy-check=warn").run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(DelayedTaskScheduler.class);
+			assertThat(output).contains("maxmemory-policy is allkeys-random");
+		});
+	}
+
+	@Test
+	void aVolatilePolicyWarnsThatOnlyHelperKeysCanGo(CapturedOutput output) {
+		policy("volatile-lru");
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).contains("maxmemory-policy is volatile-lru: only keys with a TTL can be evicted");
+		});
+	}
+
+	@Test
+	void noevictionStartsSilently(CapturedOutput output) {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).doesNotContain("maxmemory-policy");
+		});
+	}
+
+	@Test
+	void theCheckCanBeSwitchedOff(CapturedOutput output) {
+		policy("allkeys-lru");
+		this.runner.withPropertyValues("delayed-tasks.eviction-policy-check=off")
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).doesNotContain("maxmemory-policy is allkeys-lru");
+	}
+
+	private void policy(String policy) {
+		RedisClient client = RedisClient.create(this.redis.uri());
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			connection.sync().configSet("maxmemory-policy", policy);
+		}
+		finally {
+			client.shutdown();
+		}
+	}
+
+}
