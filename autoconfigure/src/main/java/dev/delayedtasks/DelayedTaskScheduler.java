@@ -75,7 +75,9 @@ public interface DelayedTaskScheduler {
 
 	/**
 	 * Schedule many requests with one round trip per queue (in bounded batches). All
-	 * requests are validated before anything is written.
+	 * requests are validated before anything is written. Batches are written one after
+	 * another: when one fails with a {@link TaskStoreException}, earlier ones may be
+	 * stored, so requests need caller-supplied ids for a retry to be free of duplicates.
 	 * @param requests the requests
 	 * @return one result per request, in order
 	 */

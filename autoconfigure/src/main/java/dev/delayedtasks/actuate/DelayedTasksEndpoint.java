@@ -47,6 +47,8 @@ public class DelayedTasksEndpoint {
 
 	private static final int DEAD_LETTERS_SHOWN = 20;
 
+	private static final Set<String> QUEUE_ACTIONS = Set.of("pause", "resume", "redrive");
+
 	private final RedisQueueStats stats;
 
 	private final QueueIndex index;
@@ -126,7 +128,13 @@ public class DelayedTasksEndpoint {
 	 */
 	@WriteOperation
 	public @Nullable ActionDescriptor queueAction(@Selector String queue, String action) {
-		if (!isKnown(checkQueue(queue))) {
+		checkQueue(queue);
+		// An invalid request is invalid (400) whether or not the queue is known (404).
+		if (!QUEUE_ACTIONS.contains(action)) {
+			throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a queue",
+					"Unknown action '" + action + "': use pause, resume or redrive");
+		}
+		if (!isKnown(queue)) {
 			return null;
 		}
 		return switch (action) {
@@ -138,9 +146,7 @@ public class DelayedTasksEndpoint {
 				this.control.resume(queue);
 				yield new ActionDescriptor(queue, null, action, 1);
 			}
-			case "redrive" -> new ActionDescriptor(queue, null, action, this.deadLetters.redriveAll(queue));
-			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a queue",
-					"Unknown action '" + action + "': use pause, resume or redrive");
+			default -> new ActionDescriptor(queue, null, action, this.deadLetters.redriveAll(queue));
 		};
 	}
 

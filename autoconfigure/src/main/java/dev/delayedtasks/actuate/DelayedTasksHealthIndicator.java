@@ -2,9 +2,11 @@ package dev.delayedtasks.actuate;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import dev.delayedtasks.store.QueueStats;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
@@ -18,9 +20,10 @@ import org.springframework.boot.health.contributor.Health;
  * Health of this instance's delayed-task machinery, from the background snapshot only (no
  * Redis call, no scan). UP when its handlers run and every queue it handles has a timer
  * owner, or one will be found within the timer TTL. DOWN when a handler that should run
- * has stopped, or a handled queue has had no timer owner for longer than that. A backlog
- * is never DOWN, and Redis reachability is left to Spring Boot's own {@code redis}
- * indicator, so a Redis blip does not restart every pod.
+ * has stopped, or a handled queue has had no timer owner for longer than that in
+ * successive snapshots (an old snapshot alone never makes it DOWN). A backlog is never
+ * DOWN, and Redis reachability is left to Spring Boot's own {@code redis} indicator, so a
+ * Redis blip does not restart every pod.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -59,7 +62,11 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 		boolean up = true;
 		Map<String, Object> queues = new LinkedHashMap<>();
 		List<String> readyWithoutHandler = new java.util.ArrayList<>();
-		Instant now = Instant.now();
+		// Ownerless time is measured between snapshots: a snapshot older than the
+		// tolerance (a long snapshot interval, or Redis out of reach) proves nothing.
+		Instant refreshedAt = this.snapshots.refreshedAt();
+		Instant now = (refreshedAt != null) ? refreshedAt : Instant.now();
+		Set<String> checked = new HashSet<>();
 		for (QueueStats stats : snapshot.values()) {
 			Map<String, Object> details = new LinkedHashMap<>();
 			details.put("ready", stats.ready());
@@ -73,9 +80,12 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 			if (handler != null) {
 				details.put("handler", handler.id());
 				details.put("running", handler.isRunning());
-				if (handler.isRunning() && ownerlessTooLong(stats, now)) {
-					details.put("problem", "no timer owner for over " + this.ownerlessTolerance);
-					up = false;
+				if (handler.isRunning()) {
+					checked.add(stats.queue());
+					if (ownerlessTooLong(stats, now)) {
+						details.put("problem", "no timer owner for over " + this.ownerlessTolerance);
+						up = false;
+					}
 				}
 			}
 			if (stats.ready() > 0 && stats.timerOwner() == null && stats.active() == 0) {
@@ -83,6 +93,8 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 			}
 			queues.put(stats.queue(), details);
 		}
+		// A queue handled again later starts a new takeover, not an old one.
+		this.ownerlessSince.keySet().retainAll(checked);
 		if (this.registry != null && !this.registry.isRunning()) {
 			builder.withDetail("problem", "the handler registry is not running");
 			up = false;

@@ -52,6 +52,8 @@ public final class QueueSnapshots implements SmartLifecycle {
 
 	private volatile boolean failing;
 
+	private volatile boolean stopping;
+
 	private @Nullable ScheduledExecutorService scheduler;
 
 	/**
@@ -111,6 +113,10 @@ public final class QueueSnapshots implements SmartLifecycle {
 			this.listeners.forEach((listener) -> listener.accept(this.snapshot));
 		}
 		catch (RuntimeException ex) {
+			if (this.stopping) {
+				// Interrupted by stop(), not a Redis failure.
+				return;
+			}
 			if (!this.failing) {
 				logger.warn("Could not refresh the delayed-tasks queue snapshot: " + ex.getMessage());
 				this.failing = true;
@@ -121,6 +127,7 @@ public final class QueueSnapshots implements SmartLifecycle {
 	@Override
 	public synchronized void start() {
 		if (this.scheduler == null) {
+			this.stopping = false;
 			CustomizableThreadFactory threads = new CustomizableThreadFactory("delayed-tasks-snapshot-");
 			threads.setDaemon(true);
 			this.scheduler = Executors.newSingleThreadScheduledExecutor(threads);
@@ -131,7 +138,15 @@ public final class QueueSnapshots implements SmartLifecycle {
 	@Override
 	public synchronized void stop() {
 		if (this.scheduler != null) {
+			this.stopping = true;
 			this.scheduler.shutdownNow();
+			// Let an interrupted refresh end before the Redis connection stops.
+			try {
+				this.scheduler.awaitTermination(2, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
 			this.scheduler = null;
 		}
 	}

@@ -1,12 +1,15 @@
 package dev.delayedtasks.worker;
 
+import java.util.concurrent.atomic.AtomicReference;
+
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.store.Lease;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A task a handler is running on this instance: its lease, its thread, and why it may
- * have to stop.
+ * A task a handler is running on this instance: its lease, its thread, and its fate. The
+ * fate is decided once, atomically: either the run finishes (its outcome is recorded) or
+ * it is released at shutdown (its outcome is discarded), never both.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -17,13 +20,15 @@ final class ActiveRun {
 
 	private final TaskContext context;
 
-	private volatile @Nullable Thread thread;
+	private final AtomicReference<Fate> fate = new AtomicReference<>(Fate.RUNNING);
+
+	private @Nullable Thread thread;
 
 	private volatile long leaseValidUntilNanos;
 
 	private volatile @Nullable String stopReason;
 
-	private volatile boolean finished;
+	private boolean timedOut;
 
 	ActiveRun(Lease lease, TaskContext context, long leaseValidUntilNanos) {
 		this.lease = lease;
@@ -39,11 +44,15 @@ final class ActiveRun {
 		return this.context;
 	}
 
-	void bind(Thread thread) {
+	synchronized void bind(Thread thread) {
 		this.thread = thread;
 	}
 
-	void unbind() {
+	/**
+	 * Detach the handler's thread: from now on no stop request interrupts it (it may run
+	 * the next task).
+	 */
+	synchronized void unbind() {
 		this.thread = null;
 	}
 
@@ -56,37 +65,61 @@ final class ActiveRun {
 	}
 
 	/**
-	 * Ask the handler to stop: interrupt its thread and remember why.
-	 * @param reason for example {@code timeout} or {@code lease-lost}
+	 * Ask the handler to stop: interrupt its thread if it is still running the handler,
+	 * and remember why.
+	 * @param reason for example {@code lease-lost}, {@code cancelled} or {@code released}
 	 */
-	void stop(String reason) {
+	synchronized void stop(String reason) {
 		if (this.stopReason == null) {
 			this.stopReason = reason;
 		}
-		Thread running = this.thread;
-		if (running != null) {
-			running.interrupt();
+		if (this.thread != null) {
+			this.thread.interrupt();
 		}
 	}
 
-	void markFinished() {
-		this.finished = true;
+	/**
+	 * The handler's timeout passed: interrupt it, if it still runs.
+	 */
+	synchronized void timeOut() {
+		if (this.thread != null) {
+			this.timedOut = true;
+			stop("timeout");
+		}
 	}
 
-	boolean isFinished() {
-		return this.finished;
+	synchronized boolean timedOut() {
+		return this.timedOut;
 	}
 
-	boolean released() {
-		return "released".equals(this.stopReason);
+	/**
+	 * Claim the right to record this run's outcome.
+	 * @return {@code false} if the run was released first
+	 */
+	boolean finish() {
+		return this.fate.compareAndSet(Fate.RUNNING, Fate.FINISHED);
+	}
+
+	/**
+	 * Take the task back for release at shutdown.
+	 * @return {@code false} if the run finished first (its outcome will be recorded)
+	 */
+	boolean release() {
+		return this.fate.compareAndSet(Fate.RUNNING, Fate.RELEASED);
+	}
+
+	boolean isRunning() {
+		return this.fate.get() == Fate.RUNNING;
 	}
 
 	@Nullable String stopReason() {
 		return this.stopReason;
 	}
 
-	boolean leaseLost() {
-		return "lease-lost".equals(this.stopReason);
+	private enum Fate {
+
+		RUNNING, FINISHED, RELEASED
+
 	}
 
 }

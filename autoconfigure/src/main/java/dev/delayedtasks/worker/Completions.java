@@ -101,6 +101,12 @@ final class Completions {
 		Thread worker = this.thread;
 		if (worker != null) {
 			worker.interrupt();
+			try {
+				worker.join(1000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 
@@ -117,6 +123,15 @@ final class Completions {
 				try {
 					record(batch);
 				}
+				catch (Throwable ex) {
+					if (ex instanceof VirtualMachineError error) {
+						throw error;
+					}
+					// Never let the completion thread die: these runs' tasks come back
+					// after their lease.
+					logger.error("Could not record " + batch.size() + " outcome(s) of queue '" + this.queue + "'", ex);
+					batch.forEach((completion) -> this.heartbeat.untrack(completion.run()));
+				}
 				finally {
 					this.unrecorded.addAndGet(-batch.size());
 				}
@@ -130,10 +145,6 @@ final class Completions {
 	}
 
 	private void record(List<Completion> batch) {
-		// A run released at shutdown belongs to nobody now; recording its outcome would
-		// only be rejected.
-		batch.stream().filter((c) -> c.run().released()).forEach((c) -> this.heartbeat.untrack(c.run()));
-		batch = batch.stream().filter((c) -> !c.run().released()).toList();
 		List<Completion> successes = batch.stream().filter((c) -> c.failure() == null).toList();
 		List<Completion> failures = batch.stream().filter((c) -> c.failure() != null).toList();
 		try {

@@ -53,6 +53,8 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 
 	private @Nullable ScheduledExecutorService maintenance;
 
+	private @Nullable ScheduledExecutorService timeouts;
+
 	private volatile boolean running;
 
 	DelayedTaskHandlerRegistry(Function<ScheduledExecutorService[], WorkerServices> services, QueueControl queues) {
@@ -81,8 +83,8 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 		SingletonSupplier<BlockingConnections> connections = SingletonSupplier
 			.of(() -> new BlockingConnections(connectionFactory));
 		return new DelayedTaskHandlerRegistry((schedulers) -> new WorkerServices(store, connections.obtain(), settings,
-				storeSettings, codec, failureRouter, listeners, instanceId, schedulers[0], schedulers[1], observations),
-				queues);
+				storeSettings, codec, failureRouter, listeners, instanceId, schedulers[0], schedulers[1], schedulers[2],
+				observations), queues);
 	}
 
 	/**
@@ -118,6 +120,7 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 		}
 		this.timerScheduler = Executors.newSingleThreadScheduledExecutor(named("delayed-tasks-timer-"));
 		this.maintenance = Executors.newScheduledThreadPool(1, named("delayed-tasks-heartbeat-"));
+		this.timeouts = Executors.newScheduledThreadPool(1, named("delayed-tasks-timeout-"));
 		this.running = true;
 		for (HandlerEndpoint endpoint : this.endpoints.values()) {
 			QueueWorker worker = new QueueWorker(endpoint, services());
@@ -129,7 +132,8 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	}
 
 	private WorkerServices services() {
-		return this.services.apply(new ScheduledExecutorService[] { this.timerScheduler, this.maintenance });
+		return this.services
+			.apply(new ScheduledExecutorService[] { this.timerScheduler, this.maintenance, this.timeouts });
 	}
 
 	private static CustomizableThreadFactory named(String prefix) {
@@ -141,12 +145,18 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	@Override
 	public void stop() {
 		List<QueueWorker> toStop;
+		List<ScheduledExecutorService> pools;
 		synchronized (this) {
 			if (!this.running) {
 				return;
 			}
 			this.running = false;
 			toStop = new ArrayList<>(this.workers.values());
+			this.workers.clear();
+			// Captured now: a start() while the workers stop creates pools of its own.
+			pools = java.util.stream.Stream.of(this.timerScheduler, this.maintenance, this.timeouts)
+				.filter(java.util.Objects::nonNull)
+				.toList();
 		}
 		// In parallel, so the whole shutdown stays within one shutdown timeout.
 		List<Thread> stoppers = toStop.stream()
@@ -162,15 +172,7 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 				break;
 			}
 		}
-		synchronized (this) {
-			this.workers.clear();
-			if (this.timerScheduler != null) {
-				this.timerScheduler.shutdownNow();
-			}
-			if (this.maintenance != null) {
-				this.maintenance.shutdownNow();
-			}
-		}
+		pools.forEach(ScheduledExecutorService::shutdownNow);
 	}
 
 	@Override

@@ -60,6 +60,13 @@ final class LeaseHeartbeat {
 			return;
 		}
 		long sent = System.nanoTime();
+		// A lease that ran out locally (extensions failed or were late) is no longer
+		// ours, whatever Redis says.
+		for (ActiveRun run : current) {
+			if (run.isRunning() && run.leaseExpiredAt(sent)) {
+				run.stop("lease-lost");
+			}
+		}
 		try {
 			List<ExtendOutcome> outcomes = this.store.extend(this.queue,
 					current.stream().map(ActiveRun::lease).toList());
@@ -72,7 +79,7 @@ final class LeaseHeartbeat {
 						run.stop("cancelled");
 					}
 					case LOST -> {
-						if (run.isFinished()) {
+						if (!run.isRunning()) {
 							// Completed while the extension was on its way: the task is
 							// gone because it was acknowledged, not because it was taken.
 							continue;

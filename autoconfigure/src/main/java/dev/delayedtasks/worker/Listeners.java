@@ -73,7 +73,10 @@ public final class Listeners implements DelayedTaskListener {
 			try {
 				call.accept(listener);
 			}
-			catch (RuntimeException ex) {
+			catch (Throwable ex) {
+				if (ex instanceof VirtualMachineError error) {
+					throw error;
+				}
 				logger.warn("DelayedTaskListener " + listener.getClass().getName() + " failed: " + ex, ex);
 			}
 		}

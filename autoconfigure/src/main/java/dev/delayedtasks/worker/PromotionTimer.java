@@ -1,9 +1,12 @@
 package dev.delayedtasks.worker;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.store.TaskStore;
@@ -106,14 +109,31 @@ final class PromotionTimer {
 				Thread.currentThread().interrupt();
 			}
 		}
+		// On the timer's own thread, so a tick already under way cannot take the timer
+		// back after the resignation.
+		try {
+			this.scheduler.submit(this::resign).get(this.block.plusSeconds(2).toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			resign();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.debug("Could not resign the timer of queue '" + this.queue + "': " + ex.getMessage());
+		}
+	}
+
+	private void resign() {
 		if (this.owner) {
+			this.owner = false;
 			try {
 				this.store.resignTimer(this.queue, this.instanceId);
 			}
 			catch (RuntimeException ex) {
 				logger.debug("Could not resign the timer of queue '" + this.queue + "': " + ex.getMessage());
 			}
-			this.owner = false;
 		}
 	}
 

@@ -84,7 +84,7 @@ final class QueueWorker implements HandlerContainer {
 		this.heartbeat = new LeaseHeartbeat(endpoint.queue(), this.store, this.settings);
 		this.completions = new Completions(endpoint.queue(), this.store, this.heartbeat, services.listeners());
 		this.runner = new TaskRunner(endpoint, services.codec(), services.failureRouter(), this.completions,
-				services.listeners(), this.maintenance, services.observations());
+				services.listeners(), services.timeouts(), services.observations());
 		this.timer = new PromotionTimer(endpoint.queue(), this.keys, this.store, services.instanceId(), this.settings,
 				services.timerScheduler(), this.connections);
 	}
@@ -164,9 +164,16 @@ final class QueueWorker implements HandlerContainer {
 				int wanted = Math.min(this.permits.availablePermits() + 1, this.settings.maxClaim());
 				this.permits.release();
 				ClaimBatch batch = this.store.claim(this.endpoint.queue(), wanted, this.nonce);
-				for (ClaimedTask task : batch.tasks()) {
-					this.permits.acquire();
-					submit(task, batch.now());
+				List<ClaimedTask> tasks = batch.tasks();
+				for (int i = 0; i < tasks.size(); i++) {
+					this.permits.acquireUninterruptibly();
+					try {
+						submit(tasks.get(i), batch.now());
+					}
+					catch (RuntimeException ex) {
+						releaseQuietly(tasks.subList(i + 1, tasks.size()));
+						throw ex;
+					}
 				}
 				backOff = 0;
 				if (batch.tasks().size() < wanted && !batch.more()) {
@@ -177,6 +184,7 @@ final class QueueWorker implements HandlerContainer {
 				}
 			}
 			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
 				break;
 			}
 			catch (RuntimeException ex) {
@@ -219,23 +227,44 @@ final class QueueWorker implements HandlerContainer {
 		catch (RuntimeException ex) {
 			this.running.decrementAndGet();
 			this.permits.release();
+			this.heartbeat.untrack(run);
+			releaseQuietly(List.of(task));
 			throw ex;
 		}
 	}
 
-	@Override
-	public void stop() {
-		Thread thread;
-		synchronized (this) {
-			if (!this.started) {
-				return;
-			}
-			this.started = false;
-			thread = this.dispatcher;
+	private void releaseQuietly(List<ClaimedTask> tasks) {
+		if (tasks.isEmpty()) {
+			return;
 		}
-		if (thread != null) {
-			thread.interrupt();
-			join(thread);
+		try {
+			this.store.release(this.endpoint.queue(), tasks.stream().map(ClaimedTask::lease).toList());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not release " + tasks.size() + " claimed task(s) of queue '" + this.endpoint.queue()
+					+ "'; they run again after their lease expires: " + ex.getMessage());
+		}
+	}
+
+	/**
+	 * Stop claiming, give running handlers the shutdown timeout, then release what is
+	 * left. Holds the lifecycle lock throughout, so a concurrent {@link #start()} waits
+	 * for it instead of sharing half-stopped parts.
+	 */
+	@Override
+	public synchronized void stop() {
+		if (!this.started) {
+			return;
+		}
+		// Shutdown must reach Redis even when the caller was interrupted; the flag is
+		// restored at the end.
+		boolean interrupted = Thread.interrupted();
+		this.started = false;
+		if (this.dispatcher != null) {
+			// Not interrupted: its waits are bounded by the block timeout, and an
+			// interrupt inside a claim would
+			// lose the claimed tasks' reply.
+			join(this.dispatcher);
 		}
 		this.timer.stop();
 		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos();
@@ -251,15 +280,20 @@ final class QueueWorker implements HandlerContainer {
 			this.executor.shutdown();
 		}
 		logger.info("Stopped handler " + this.endpoint);
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
+	/**
+	 * Release, without penalty, the tasks whose handlers are still running, so another
+	 * instance runs them at once; their handlers are interrupted and their outcomes
+	 * discarded. A run that finishes first keeps its outcome.
+	 */
 	private void releaseUnfinished() {
-		List<ActiveRun> unfinished = this.heartbeat.active().stream().filter((run) -> !run.isFinished()).toList();
-		if (unfinished.isEmpty() || this.running.get() == 0) {
+		List<ActiveRun> unfinished = this.heartbeat.active().stream().filter(ActiveRun::release).toList();
+		if (unfinished.isEmpty()) {
 			return;
-		}
-		for (ActiveRun run : unfinished) {
-			run.stop("released");
 		}
 		try {
 			this.store.release(this.endpoint.queue(), unfinished.stream().map(ActiveRun::lease).toList());
@@ -270,7 +304,10 @@ final class QueueWorker implements HandlerContainer {
 			logger.warn("Could not release " + unfinished.size() + " task(s) of queue '" + this.endpoint.queue()
 					+ "'; they run again after their lease expires: " + ex.getMessage());
 		}
-		unfinished.forEach(this.heartbeat::untrack);
+		for (ActiveRun run : unfinished) {
+			this.heartbeat.untrack(run);
+			run.stop("released");
+		}
 	}
 
 	private void join(Thread thread) {

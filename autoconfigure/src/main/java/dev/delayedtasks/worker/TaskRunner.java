@@ -11,6 +11,8 @@ import dev.delayedtasks.TaskTimeoutException;
 import dev.delayedtasks.store.PayloadCodec;
 import dev.delayedtasks.store.PayloadCodec.Envelope;
 import dev.delayedtasks.store.TaskFailure;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
 
@@ -26,6 +28,10 @@ import org.springframework.util.ClassUtils;
  * @since 0.1.0
  */
 final class TaskRunner {
+
+	private static final Log logger = LogFactory.getLog(TaskRunner.class);
+
+	private static final Duration FALLBACK_BACK_OFF = Duration.ofSeconds(1);
 
 	private static final boolean MDC_PRESENT = ClassUtils.isPresent("org.slf4j.MDC", TaskRunner.class.getClassLoader());
 
@@ -75,21 +81,43 @@ final class TaskRunner {
 	void run(ActiveRun run, @Nullable Envelope envelope, String rawEnvelope) {
 		TaskContext context = run.context();
 		long started = System.nanoTime();
-		Object payload;
+		Throwable failure;
+		TaskFailure decision = null;
 		try {
-			payload = convert(envelope, rawEnvelope);
+			Object payload = convert(envelope, rawEnvelope);
+			failure = invoke(run, payload);
 		}
 		catch (IllegalArgumentException ex) {
-			run.markFinished();
-			this.completions.failed(run, ex, TaskFailure.of(null, FailureRouter.UNREADABLE_PAYLOAD, ex), Duration.ZERO);
+			failure = ex;
+			decision = TaskFailure.of(null, FailureRouter.UNREADABLE_PAYLOAD, ex);
+		}
+		if (!run.finish()) {
+			// Released at shutdown while it ran: another instance owns the task now.
 			return;
 		}
+		Duration runTime = Duration.ofNanos(System.nanoTime() - started);
+		if (failure == null) {
+			this.completions.succeeded(run, runTime);
+		}
+		else {
+			this.completions.failed(run, failure, (decision != null) ? decision : route(failure, context), runTime);
+		}
+	}
+
+	/**
+	 * Call the handler under its timeout, in its observation, with the task in the MDC.
+	 * Whatever happens around the handler (a failing observation or listener included)
+	 * becomes the run's failure, so every run ends with exactly one recorded outcome.
+	 */
+	private @Nullable Throwable invoke(ActiveRun run, @Nullable Object payload) {
+		TaskContext context = run.context();
 		Throwable failure = null;
+		RunObservations.Run observed = null;
 		run.bind(Thread.currentThread());
 		ScheduledFuture<?> timeout = scheduleTimeout(run);
 		putMdc(context);
-		RunObservations.Run observed = this.observations.start(context, this.endpoint.id());
 		try {
+			observed = this.observations.start(context, this.endpoint.id());
 			this.listeners.started(context);
 			this.endpoint.invoke(payload, context);
 		}
@@ -97,26 +125,36 @@ final class TaskRunner {
 			failure = ex;
 		}
 		finally {
-			observed.stop(failure, "timeout".equals(run.stopReason()));
-			run.markFinished();
+			run.unbind();
 			if (timeout != null) {
 				timeout.cancel(false);
 			}
-			run.unbind();
 			// The interrupt was for the handler; the thread goes back to the pool clean.
 			Thread.interrupted();
+			if (observed != null) {
+				try {
+					observed.stop(failure, run.timedOut());
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Observation of task " + context.id() + " failed: " + ex);
+				}
+			}
 			clearMdc();
 		}
-		Duration runTime = Duration.ofNanos(System.nanoTime() - started);
-		if ("timeout".equals(run.stopReason()) && this.endpoint.timeout() != null) {
-			failure = new TaskTimeoutException(this.endpoint.timeout());
+		if (run.timedOut() && this.endpoint.timeout() != null) {
+			return new TaskTimeoutException(this.endpoint.timeout());
 		}
-		if (failure == null) {
-			this.completions.succeeded(run, runTime);
+		return failure;
+	}
+
+	private TaskFailure route(Throwable failure, TaskContext context) {
+		try {
+			return this.failures.route(failure, context.attempt() - 1, this.endpoint.retryPolicy());
 		}
-		else {
-			this.completions.failed(run, failure,
-					this.failures.route(failure, context.attempt() - 1, this.endpoint.retryPolicy()), runTime);
+		catch (RuntimeException ex) {
+			logger.warn("Retry policy of handler " + this.endpoint.id() + " failed (" + ex + "); retrying task "
+					+ context.id() + " after " + FALLBACK_BACK_OFF);
+			return TaskFailure.of(FALLBACK_BACK_OFF, FailureRouter.NON_RETRYABLE, failure);
 		}
 	}
 
@@ -133,7 +171,7 @@ final class TaskRunner {
 		if (limit == null) {
 			return null;
 		}
-		return this.timeouts.schedule(() -> run.stop("timeout"), limit.toNanos(), TimeUnit.NANOSECONDS);
+		return this.timeouts.schedule(run::timeOut, limit.toNanos(), TimeUnit.NANOSECONDS);
 	}
 
 	private static void putMdc(TaskContext context) {

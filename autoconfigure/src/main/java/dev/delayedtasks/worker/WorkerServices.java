@@ -18,7 +18,9 @@ import dev.delayedtasks.store.TaskStore;
  * @param listeners the listeners
  * @param instanceId this instance's id, for timer ownership
  * @param timerScheduler the thread promotion timers fire on
- * @param maintenance the thread heartbeats and handler timeouts run on
+ * @param maintenance the thread heartbeats run on
+ * @param timeouts the thread handler timeouts fire on (apart from heartbeats, which may
+ * wait on Redis)
  * @param observations observes handler runs
  * @author delayed-tasks
  * @since 0.1.0
@@ -26,6 +28,6 @@ import dev.delayedtasks.store.TaskStore;
 record WorkerServices(TaskStore store, BlockingConnections connections, WorkerSettings settings,
 		StoreSettings storeSettings, PayloadCodec codec, FailureRouter failureRouter, Listeners listeners,
 		String instanceId, ScheduledExecutorService timerScheduler, ScheduledExecutorService maintenance,
-		RunObservations observations) {
+		ScheduledExecutorService timeouts, RunObservations observations) {
 
 }

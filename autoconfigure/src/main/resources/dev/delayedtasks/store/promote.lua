@@ -8,7 +8,7 @@
 --   6 tick   LIST    <= 1 token: the earliest deadline changed (not written here: promote only moves work forward)
 --   7 timer  STRING  id of the instance owning this partition's timer (PX)
 --   8 stats  HASH    counters
---   derived from ARGV base (same hash tag): t:<id> HASH, p:<id> STRING, e:<id> STRING, u:<digest> STRING
+--   derived from ARGV base (same hash tag): t:<id> HASH, p:<id> STRING, e:<id> STRING, u:<digest> STRING, meta HASH (paused flag)
 -- ARGV: 1 base, 2 ownerId, 3 timerTtlMs (0 = resign), 4 promoteLimit, 5 reapLimit, 6 graceMs, 7 fanoutBatch,
 --   8 maxDeliveries
 -- Reply: {now, owner (1/0), ttl ms, nextDue or -1, earliestLease or -1, more (0/1)}
@@ -164,6 +164,7 @@ end
 
 local more = promoteDue()
 more = reapExpired() or more
-fanout()
+-- A paused queue is not claimed: waking its dispatchers would only make them spin. Resume wakes them.
+if redis.call('HGET', base .. 'meta', 'paused') ~= '1' then fanout() end
 flushCounts()
 return {now, 1, ttl, headScore(sched), headScore(lease), more and 1 or 0}

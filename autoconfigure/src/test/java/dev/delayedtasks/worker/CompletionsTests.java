@@ -47,7 +47,7 @@ class CompletionsTests {
 		Completions completions = new Completions("q", store, heartbeat, new Listeners(List.of()));
 		completions.start();
 		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), context("t1"));
-		run.markFinished();
+		run.finish();
 		completions.succeeded(run, Duration.ofMillis(5));
 		assertThat(ackEntered.await(5, TimeUnit.SECONDS)).isTrue();
 		// The queue is empty now, but the outcome is not recorded yet.

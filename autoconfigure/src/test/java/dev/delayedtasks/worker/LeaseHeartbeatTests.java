@@ -37,7 +37,7 @@ class LeaseHeartbeatTests {
 		heartbeat.beat();
 		handler.join(5000);
 		assertThat(handler.isAlive()).isFalse();
-		assertThat(run.leaseLost()).isTrue();
+		assertThat("lease-lost".equals(run.stopReason())).isTrue();
 	}
 
 	@Test
@@ -48,7 +48,7 @@ class LeaseHeartbeatTests {
 		// The run ends and is acknowledged while the extension is on its way: Redis
 		// answers that the lease is gone.
 		store.extend = (leases) -> {
-			run.markFinished();
+			run.finish();
 			return List.of(ExtendOutcome.LOST);
 		};
 		heartbeat.beat();

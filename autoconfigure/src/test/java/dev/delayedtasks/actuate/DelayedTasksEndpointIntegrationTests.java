@@ -1,0 +1,406 @@
+package dev.delayedtasks.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.NonRetryableTaskException;
+import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskInfo;
+import dev.delayedtasks.TaskState;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.DeadLetterDescriptor;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.HandlerDescriptor;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.QueueDescriptor;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.QueueDetailDescriptor;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.TaskDescriptor;
+import dev.delayedtasks.annotation.DelayedTaskHandler;
+import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.autoconfigure.DelayedTasksEndpointAutoConfiguration;
+import dev.delayedtasks.store.QueueControl;
+import dev.delayedtasks.test.TestRedis;
+import dev.delayedtasks.test.WithRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The {@code delayedtasks} endpoint's operations called as Java methods on a real Redis
+ * with a real handler (the HTTP mapping is tested in the sample application): reads with
+ * counts, handlers, timer owner and dead letters but never payloads; writes that pause,
+ * resume, redrive, cancel and purge; {@code null} for unknown queues and tasks;
+ * {@link InvalidEndpointRequestException} for invalid names and actions.
+ */
+@WithRedis
+class DelayedTasksEndpointIntegrationTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(10);
+
+	private static final String SECRET = "s3cr3t-payload-value";
+
+	private final ApplicationContextRunner runner;
+
+	DelayedTasksEndpointIntegrationTests(TestRedis redis) {
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayedTasksAutoConfiguration.class, DelayedTasksEndpointAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.url=" + redis.url(), "delayed-tasks.key-prefix=" + redis.keyPrefix(),
+					"delayed-tasks.worker.lease-duration=2s", "delayed-tasks.worker.reap-grace=500ms",
+					"delayed-tasks.worker.timer-ttl=1s", "delayed-tasks.worker.shutdown-timeout=1s",
+					"management.endpoints.web.exposure.include=delayedtasks")
+			.withUserConfiguration(EndpointHandler.class);
+	}
+
+	@Test
+	void queuesListsEveryQueueWithCountsHandlersAndTimerOwner() {
+		String queue = "e-list";
+		String idle = "e-list-idle";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			TaskId dead = scheduler.enqueue(queue, new Job("fail", SECRET));
+			scheduler.enqueue(idle, "ready 1");
+			scheduler.enqueue(idle, "ready 2");
+			Instant before = Instant.now();
+			scheduler.schedule(idle, "later", Duration.ofHours(1));
+			awaitDeadLetters(context, queue, 1);
+			QueueDescriptor handled = await().atMost(WAIT)
+				.until(() -> describe(endpoint, queue), (descriptor) -> descriptor.timerOwner() != null);
+			assertThat(handled.dead()).isEqualTo(1);
+			assertThat(handled.ready()).isZero();
+			assertThat(handled.active()).isZero();
+			assertThat(handled.scheduled()).isZero();
+			assertThat(handled.paused()).isFalse();
+			assertThat(handled.counters()).containsEntry("dead", 1L);
+			assertThat(handled.handlers()).singleElement().satisfies((handler) -> {
+				assertThat(handler.id()).isEqualTo(queue + "-handler");
+				assertThat(handler.concurrency()).isEqualTo(2);
+				assertThat(handler.activeTasks()).isZero();
+				assertThat(handler.running()).isTrue();
+				assertThat(handler.timerOwner()).isTrue();
+			});
+			QueueDescriptor idleQueue = describe(endpoint, idle);
+			assertThat(idleQueue.ready()).isEqualTo(2);
+			assertThat(idleQueue.scheduled()).isEqualTo(1);
+			assertThat(idleQueue.handlers()).isEmpty();
+			assertThat(idleQueue.timerOwner()).isNull();
+			assertThat(idleQueue.nextDueAt()).isBetween(before.plus(Duration.ofMinutes(59)),
+					Instant.now().plus(Duration.ofMinutes(61)));
+			assertThat(idleQueue.oldestReadyAgeMillis()).isGreaterThanOrEqualTo(0);
+			assertThat(endpoint.queues().queues()).extracting(QueueDescriptor::name).contains(queue, idle);
+			assertThat(json(context, endpoint.queues())).doesNotContain(SECRET);
+			assertThat(scheduler.find(queue, dead)).map(TaskInfo::state).hasValue(TaskState.DEAD);
+		});
+	}
+
+	@Test
+	void queueShowsItsNewestDeadLettersButNeverPayloads() {
+		String queue = "e-dead";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			List<TaskId> ids = new ArrayList<>();
+			// The first and the last are dead-lettered apart from the others.
+			for (int i = 0; i < 22; i++) {
+				if (i == 1 || i == 21) {
+					awaitDeadLetters(context, queue, i);
+					Thread.sleep(20);
+				}
+				ids.add(scheduler.enqueue(queue, new Job("fail", SECRET + "-" + i)));
+			}
+			awaitDeadLetters(context, queue, 22);
+			QueueDetailDescriptor detail = endpoint.queue(queue);
+			assertThat(detail).isNotNull();
+			assertThat(detail.queue().name()).isEqualTo(queue);
+			assertThat(detail.queue().dead()).isEqualTo(22);
+			List<DeadLetterDescriptor> letters = detail.deadLetters();
+			assertThat(letters).hasSize(20);
+			assertThat(letters.get(0).id()).isEqualTo(ids.get(21).value());
+			assertThat(letters).extracting(DeadLetterDescriptor::id).doesNotContain(ids.get(0).value());
+			assertThat(letters).extracting(DeadLetterDescriptor::deadAt).isSortedAccordingTo((a, b) -> b.compareTo(a));
+			assertThat(letters).allSatisfy((letter) -> {
+				assertThat(letter.reason()).isEqualTo("non-retryable");
+				assertThat(letter.exceptionType()).isEqualTo(NonRetryableTaskException.class.getName());
+				assertThat(letter.message()).isEqualTo("refused");
+				assertThat(letter.attempts()).isEqualTo(1);
+				assertThat(letter.deadAt()).isNotNull();
+			});
+			assertThat(json(context, detail)).doesNotContain(SECRET).doesNotContain("payload");
+			assertThat(json(context, endpoint.task(queue, ids.get(3).value()))).doesNotContain(SECRET);
+		});
+	}
+
+	@Test
+	void taskDescribesOneTaskWithoutItsPayload() {
+		String queue = "e-task";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			TaskId later = scheduler.schedule(queue, new Job("succeed", SECRET), Duration.ofHours(1));
+			TaskId dead = scheduler.enqueue(queue, new Job("fail", SECRET));
+			awaitDeadLetters(context, queue, 1);
+			TaskDescriptor scheduled = endpoint.task(queue, later.value());
+			assertThat(scheduled).isNotNull();
+			assertThat(scheduled.id()).isEqualTo(later.value());
+			assertThat(scheduled.queue()).isEqualTo(queue);
+			assertThat(scheduled.state()).isEqualTo("SCHEDULED");
+			assertThat(scheduled.failures()).isZero();
+			assertThat(scheduled.deliveries()).isZero();
+			assertThat(scheduled.maxAttempts()).isEqualTo(4);
+			assertThat(scheduled.dueAt()).isAfter(scheduled.createdAt().plus(Duration.ofMinutes(59)));
+			assertThat(scheduled.lastError()).isNull();
+			TaskDescriptor deadLetter = endpoint.task(queue, dead.value());
+			assertThat(deadLetter).isNotNull();
+			assertThat(deadLetter.state()).isEqualTo("DEAD");
+			assertThat(deadLetter.failures()).isEqualTo(1);
+			assertThat(deadLetter.deliveries()).isEqualTo(1);
+			assertThat(deadLetter.lastError())
+				.isEqualTo("non-retryable: " + NonRetryableTaskException.class.getName() + ": refused");
+			assertThat(json(context, scheduled) + json(context, deadLetter)).doesNotContain(SECRET);
+		});
+	}
+
+	@Test
+	void unknownQueuesAndTasksAnswerNull() {
+		String queue = "e-unknown";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			context.getBean(DelayedTaskScheduler.class).schedule("e-unknown-other", "x", Duration.ofHours(1));
+			// A queue with a handler here is known before anything was scheduled on it.
+			assertThat(endpoint.queue(queue)).isNotNull();
+			assertThat(endpoint.queue("e-never-seen")).isNull();
+			assertThat(endpoint.task(queue, "no-such-task")).isNull();
+			assertThat(endpoint.task("e-never-seen", "no-such-task")).isNull();
+			assertThat(endpoint.queueAction("e-never-seen", "pause")).isNull();
+			assertThat(endpoint.queueAction("e-never-seen", "redrive")).isNull();
+			assertThat(endpoint.taskAction(queue, "no-such-task", "cancel")).isNull();
+			assertThat(endpoint.taskAction(queue, "no-such-task", "redrive")).isNull();
+			assertThat(endpoint.purge("e-never-seen")).isNull();
+			assertThat(context.getBean(QueueControl.class).isPaused("e-never-seen")).isFalse();
+			DelayedTasksEndpointWebExtension web = context.getBean(DelayedTasksEndpointWebExtension.class);
+			assertThat(web.queueAction("e-never-seen", "pause").getStatus())
+				.isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
+			assertThat(web.taskAction(queue, "no-such-task", "cancel").getStatus())
+				.isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
+			assertThat(web.purge("e-never-seen").getStatus()).isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
+			WebEndpointResponse<ActionDescriptor> purged = web.purge(queue);
+			assertThat(purged.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
+			assertThat(purged.getBody()).isEqualTo(new ActionDescriptor(queue, null, "purge", 0));
+		});
+	}
+
+	@Test
+	void invalidQueueNamesAndTaskIdsAreInvalidRequests() {
+		String queue = "e-invalid";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			DelayedTasksEndpointWebExtension web = context.getBean(DelayedTasksEndpointWebExtension.class);
+			String tooLong = "q".repeat(65);
+			assertInvalid(() -> endpoint.queue("bad name"), "Queue name 'bad name' is invalid");
+			assertInvalid(() -> endpoint.queue("{braces}"), "Queue name '{braces}' is invalid");
+			assertInvalid(() -> endpoint.queue(tooLong), "65 characters");
+			assertInvalid(() -> endpoint.task("bad name", "task-1"), "Queue name 'bad name' is invalid");
+			assertInvalid(() -> endpoint.task(queue, "bad id!"), "Task id 'bad id!' is invalid");
+			assertInvalid(() -> endpoint.queueAction("bad name", "pause"), "Queue name 'bad name' is invalid");
+			assertInvalid(() -> endpoint.taskAction("bad name", "task-1", "cancel"),
+					"Queue name 'bad name' is invalid");
+			assertInvalid(() -> endpoint.taskAction(queue, "bad id!", "cancel"), "Task id 'bad id!' is invalid");
+			assertInvalid(() -> endpoint.purge("bad name"), "Queue name 'bad name' is invalid");
+			assertInvalid(() -> web.queueAction("bad name", "pause"), "Queue name 'bad name' is invalid");
+			assertInvalid(() -> web.purge("bad name"), "Queue name 'bad name' is invalid");
+		});
+	}
+
+	@Test
+	void unknownActionsAreInvalidRequests() {
+		String queue = "e-action";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			TaskId id = context.getBean(DelayedTaskScheduler.class).schedule(queue, "x", Duration.ofHours(1));
+			assertInvalid(() -> endpoint.queueAction(queue, "explode"), "Unknown action 'explode'");
+			assertInvalid(() -> endpoint.queueAction(queue, "cancel"), "Unknown action 'cancel'");
+			assertInvalid(() -> endpoint.taskAction(queue, id.value(), "explode"), "Unknown action 'explode'");
+			assertInvalid(() -> endpoint.taskAction(queue, id.value(), "pause"), "Unknown action 'pause'");
+			assertInvalid(() -> endpoint.taskAction(queue, "no-such-task", "explode"), "Unknown action 'explode'");
+			// An invalid request is invalid whether or not the queue exists.
+			assertInvalid(() -> endpoint.queueAction("e-never-seen", "explode"), "Unknown action 'explode'");
+			assertThat(context.getBean(DelayedTaskScheduler.class).find(queue, id)).map(TaskInfo::state)
+				.hasValue(TaskState.SCHEDULED);
+		});
+	}
+
+	@Test
+	void pauseStopsClaimsAndResumeRunsWhatWaited() {
+		String queue = "e-pause";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			EndpointHandler handler = context.getBean(EndpointHandler.class);
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			QueueControl control = context.getBean(QueueControl.class);
+			assertThat(endpoint.queueAction(queue, "pause")).isEqualTo(new ActionDescriptor(queue, null, "pause", 1));
+			assertThat(control.isPaused(queue)).isTrue();
+			assertThat(describe(endpoint, queue).paused()).isTrue();
+			TaskId ready = scheduler.enqueue(queue, new Job("succeed", "a"));
+			TaskId due = scheduler.schedule(queue, new Job("succeed", "b"), Duration.ofMillis(200));
+			Thread.sleep(1000);
+			assertThat(handler.runs).isEmpty();
+			assertThat(scheduler.find(queue, ready)).map(TaskInfo::state).hasValue(TaskState.READY);
+			// Scheduled tasks still become ready while the queue is paused.
+			assertThat(scheduler.find(queue, due)).map(TaskInfo::state).hasValue(TaskState.READY);
+			assertThat(describe(endpoint, queue).ready()).isEqualTo(2);
+			assertThat(endpoint.queueAction(queue, "resume")).isEqualTo(new ActionDescriptor(queue, null, "resume", 1));
+			assertThat(control.isPaused(queue)).isFalse();
+			await().atMost(WAIT).until(() -> handler.runs.size() == 2);
+			assertThat(handler.runs).extracting(TaskContext::id).containsExactlyInAnyOrder(ready, due);
+			assertThat(describe(endpoint, queue).paused()).isFalse();
+		});
+	}
+
+	@Test
+	void redriveOfOneDeadLetterRunsItAgain() {
+		String queue = "e-redrive-one";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			EndpointHandler handler = context.getBean(EndpointHandler.class);
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			TaskId first = scheduler.enqueue(queue, new Job("fail", "1"));
+			TaskId second = scheduler.enqueue(queue, new Job("fail", "2"));
+			awaitDeadLetters(context, queue, 2);
+			handler.failing = false;
+			assertThat(endpoint.taskAction(queue, first.value(), "redrive"))
+				.isEqualTo(new ActionDescriptor(queue, first.value(), "redrive", 1));
+			await().atMost(WAIT).until(() -> scheduler.find(queue, first).isEmpty());
+			// The two ran side by side once; then only the redriven one ran again.
+			assertThat(handler.runs).extracting(TaskContext::id).containsExactlyInAnyOrder(first, second, first);
+			assertThat(handler.runs.get(2).id()).isEqualTo(first);
+			assertThat(context.getBean(DeadLetters.class).count(queue)).isEqualTo(1);
+			assertThat(scheduler.find(queue, second)).map(TaskInfo::state).hasValue(TaskState.DEAD);
+			// It is no dead letter any more.
+			assertThat(endpoint.taskAction(queue, first.value(), "redrive")).isNull();
+		});
+	}
+
+	@Test
+	void redriveOfAQueueRunsAllItsDeadLettersAgain() {
+		String queue = "e-redrive-all";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			EndpointHandler handler = context.getBean(EndpointHandler.class);
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			for (int i = 0; i < 3; i++) {
+				scheduler.enqueue(queue, new Job("fail", Integer.toString(i)));
+			}
+			awaitDeadLetters(context, queue, 3);
+			handler.failing = false;
+			assertThat(endpoint.queueAction(queue, "redrive"))
+				.isEqualTo(new ActionDescriptor(queue, null, "redrive", 3));
+			await().atMost(WAIT).until(() -> handler.runs.size() == 6);
+			await().atMost(WAIT).until(() -> describe(endpoint, queue).counters().getOrDefault("done", 0L) == 3);
+			assertThat(context.getBean(DeadLetters.class).count(queue)).isZero();
+			assertThat(endpoint.queueAction(queue, "redrive"))
+				.isEqualTo(new ActionDescriptor(queue, null, "redrive", 0));
+		});
+	}
+
+	@Test
+	void cancelDeletesAScheduledTask() {
+		String queue = "e-cancel";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			TaskId id = scheduler.schedule(queue, new Job("succeed", "x"), Duration.ofHours(1));
+			TaskId kept = scheduler.schedule(queue, new Job("succeed", "y"), Duration.ofHours(1));
+			assertThat(endpoint.taskAction(queue, id.value(), "cancel"))
+				.isEqualTo(new ActionDescriptor(queue, id.value(), "cancel", 1));
+			assertThat(scheduler.find(queue, id)).isEmpty();
+			assertThat(endpoint.task(queue, id.value())).isNull();
+			assertThat(endpoint.taskAction(queue, id.value(), "cancel")).isNull();
+			assertThat(scheduler.find(queue, kept)).map(TaskInfo::state).hasValue(TaskState.SCHEDULED);
+			assertThat(describe(endpoint, queue).scheduled()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void purgeDeletesEveryDeadLetterOfTheQueue() {
+		String queue = "e-purge";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			TaskId dead = scheduler.enqueue(queue, new Job("fail", "1"));
+			scheduler.enqueue(queue, new Job("fail", "2"));
+			TaskId waiting = scheduler.schedule(queue, new Job("succeed", "3"), Duration.ofHours(1));
+			awaitDeadLetters(context, queue, 2);
+			assertThat(endpoint.purge(queue)).isEqualTo(new ActionDescriptor(queue, null, "purge", 2));
+			assertThat(context.getBean(DeadLetters.class).count(queue)).isZero();
+			assertThat(endpoint.queue(queue).deadLetters()).isEmpty();
+			assertThat(describe(endpoint, queue).dead()).isZero();
+			assertThat(scheduler.find(queue, dead)).isEmpty();
+			assertThat(scheduler.find(queue, waiting)).map(TaskInfo::state).hasValue(TaskState.SCHEDULED);
+			assertThat(endpoint.purge(queue)).isEqualTo(new ActionDescriptor(queue, null, "purge", 0));
+		});
+	}
+
+	private static QueueDescriptor describe(DelayedTasksEndpoint endpoint, String queue) {
+		return endpoint.queues()
+			.queues()
+			.stream()
+			.filter((descriptor) -> descriptor.name().equals(queue))
+			.findFirst()
+			.orElseThrow();
+	}
+
+	private static void awaitDeadLetters(AssertableApplicationContext context, String queue, long count) {
+		DeadLetters deadLetters = context.getBean(DeadLetters.class);
+		await().atMost(WAIT).until(() -> deadLetters.count(queue) == count);
+	}
+
+	private static String json(AssertableApplicationContext context, Object value) {
+		return context.getBean(JsonMapper.class).writeValueAsString(value);
+	}
+
+	private static void assertInvalid(Executable call, String message) {
+		assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(call::execute)
+			.withMessageContaining(message)
+			.satisfies((ex) -> assertThat(ex.getReason()).contains(message));
+	}
+
+	record Job(String action, String secret) {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class EndpointHandler {
+
+		final List<TaskContext> runs = new CopyOnWriteArrayList<>();
+
+		volatile boolean failing = true;
+
+		@DelayedTaskHandler(queue = "${test.queue}", id = "${test.queue}-handler", concurrency = "2")
+		void handle(Job job, TaskContext context) {
+			this.runs.add(context);
+			if (job.action().equals("fail") && this.failing) {
+				throw new NonRetryableTaskException("refused");
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,355 @@
+package dev.delayedtasks.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.TaskRequest;
+import dev.delayedtasks.annotation.DelayedTaskHandler;
+import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.autoconfigure.DelayedTasksHealthContributorAutoConfiguration;
+import dev.delayedtasks.store.QueueStats;
+import dev.delayedtasks.test.RedisKind;
+import dev.delayedtasks.test.RedisServer;
+import dev.delayedtasks.test.RedisServers;
+import dev.delayedtasks.test.TestRedis;
+import dev.delayedtasks.test.WithRedis;
+import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import dev.delayedtasks.worker.HandlerContainer;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.mock;
+
+/**
+ * The {@code delayedTasks} health indicator on real handlers and a real Redis: UP while
+ * handlers run and queues have timer owners, whatever the backlog; details per queue and
+ * the queues with ready tasks but no handler anywhere; DOWN once the handler registry has
+ * stopped; never a Redis call of its own.
+ */
+@WithRedis
+class DelayedTasksHealthIndicatorIntegrationTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(10);
+
+	private final TestRedis redis;
+
+	private final ApplicationContextRunner runner;
+
+	DelayedTasksHealthIndicatorIntegrationTests(TestRedis redis) {
+		this.redis = redis;
+		this.runner = runner(redis.url());
+	}
+
+	private ApplicationContextRunner runner(String url) {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayedTasksAutoConfiguration.class, DelayedTasksHealthContributorAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.url=" + url, "delayed-tasks.key-prefix=" + this.redis.keyPrefix(),
+					"delayed-tasks.worker.lease-duration=2s", "delayed-tasks.worker.reap-grace=500ms",
+					"delayed-tasks.worker.timer-ttl=1s", "delayed-tasks.worker.shutdown-timeout=1s",
+					"delayed-tasks.snapshot-interval=200ms");
+	}
+
+	@Test
+	void upWithRunningHandlersAndTimerOwnersWithDetailsPerQueue() {
+		String queue = "h-up";
+		this.runner.withPropertyValues("test.queue=" + queue)
+			.withUserConfiguration(HealthHandler.class)
+			.run((context) -> {
+				DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
+				context.getBean(DelayedTaskScheduler.class).enqueue(queue, "run me");
+				Health health = awaitHealth(indicator, (candidate) -> queueDetails(candidate, queue) != null
+						&& !"none".equals(queueDetails(candidate, queue).get("timerOwner")));
+				assertThat(health.getStatus()).isEqualTo(Status.UP);
+				Map<String, Object> details = queueDetails(health, queue);
+				assertThat(details).containsKeys("ready", "dead", "oldestReadyAge", "timerOwner");
+				assertThat(details).containsEntry("dead", 0L)
+					.containsEntry("handler", queue + "-handler")
+					.containsEntry("running", true);
+				assertThat(details.get("timerOwner")).isInstanceOf(String.class).isNotEqualTo("none");
+				assertThat(Duration.parse((String) details.get("oldestReadyAge")))
+					.isGreaterThanOrEqualTo(Duration.ZERO);
+				assertThat(readyWithoutHandler(health)).doesNotContain(queue);
+				assertThat(health.getDetails()).containsKey("snapshotAt");
+				assertThat(health.getDetails()).doesNotContainKey("problem");
+			});
+	}
+
+	@Test
+	void readyWithoutHandlerListsQueuesWithReadyTasksThatNoInstanceHandles() {
+		String orphan = "h-orphan";
+		String handledElsewhere = "h-handled-elsewhere";
+		// Another instance handles one queue (paused, so its tasks stay ready).
+		this.runner.withPropertyValues("test.queue=" + handledElsewhere)
+			.withUserConfiguration(HealthHandler.class)
+			.run((other) -> {
+				other.getBean(DelayedTaskHandlerRegistry.class).pause(handledElsewhere);
+				DelayedTaskScheduler otherScheduler = other.getBean(DelayedTaskScheduler.class);
+				otherScheduler.enqueue(handledElsewhere, "waits");
+				// This instance is producer-only.
+				this.runner.withPropertyValues("delayed-tasks.worker.enabled=false").run((context) -> {
+					DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+					scheduler.enqueue(orphan, "nobody runs me");
+					scheduler.enqueue(orphan, "nor me");
+					DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
+					Health health = awaitHealth(indicator,
+							(candidate) -> readyWithoutHandler(candidate).contains(orphan)
+									&& queueDetails(candidate, handledElsewhere) != null
+									&& Long.valueOf(1).equals(queueDetails(candidate, handledElsewhere).get("ready")));
+					assertThat(health.getStatus()).isEqualTo(Status.UP);
+					assertThat(readyWithoutHandler(health)).contains(orphan).doesNotContain(handledElsewhere);
+					assertThat(queueDetails(health, orphan)).containsEntry("ready", 2L)
+						.containsEntry("timerOwner", "none")
+						.doesNotContainKey("handler");
+					assertThat(queueDetails(health, handledElsewhere).get("timerOwner")).isNotEqualTo("none");
+				});
+				other.getBean(DelayedTaskHandlerRegistry.class).resume(handledElsewhere);
+			});
+	}
+
+	@Test
+	void bigBacklogIsStillUp() {
+		String queue = "h-backlog";
+		String orphan = "h-backlog-orphan";
+		this.runner.withPropertyValues("test.queue=" + queue)
+			.withUserConfiguration(HealthHandler.class)
+			.run((context) -> {
+				context.getBean(DelayedTaskHandlerRegistry.class).pause(queue);
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				List<TaskRequest> backlog = new ArrayList<>();
+				List<TaskRequest> orphans = new ArrayList<>();
+				for (int i = 0; i < 2000; i++) {
+					backlog.add(TaskRequest.of(queue, "task " + i));
+					orphans.add(TaskRequest.of(orphan, "task " + i));
+				}
+				scheduler.scheduleAll(backlog);
+				scheduler.scheduleAll(orphans);
+				Thread.sleep(500);
+				DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
+				Health health = awaitHealth(indicator,
+						(candidate) -> queueDetails(candidate, queue) != null
+								&& Long.valueOf(2000).equals(queueDetails(candidate, queue).get("ready"))
+								&& queueDetails(candidate, orphan) != null
+								&& Long.valueOf(2000).equals(queueDetails(candidate, orphan).get("ready")));
+				assertThat(health.getStatus()).isEqualTo(Status.UP);
+				assertThat(Duration.parse((String) queueDetails(health, queue).get("oldestReadyAge")))
+					.isGreaterThanOrEqualTo(Duration.ofMillis(500));
+				assertThat(readyWithoutHandler(health)).contains(orphan).doesNotContain(queue);
+				// From the snapshot: a check takes no Redis round trip, however long the
+				// queues.
+				long started = System.nanoTime();
+				for (int i = 0; i < 100; i++) {
+					assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+				}
+				assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(1));
+			});
+	}
+
+	@Test
+	void downAfterTheHandlerRegistryStopsAndUpAgainOnceItRestarts() {
+		String queue = "h-stopped";
+		this.runner.withPropertyValues("test.queue=" + queue)
+			.withUserConfiguration(HealthHandler.class)
+			.run((context) -> {
+				DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
+				awaitHealth(indicator, (candidate) -> queueDetails(candidate, queue) != null
+						&& !"none".equals(queueDetails(candidate, queue).get("timerOwner")));
+				assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+				DelayedTaskHandlerRegistry registry = context.getBean(DelayedTaskHandlerRegistry.class);
+				registry.stop();
+				Health health = indicator.health();
+				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(health.getDetails()).containsEntry("problem", "the handler registry is not running");
+				registry.start();
+				await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.UP));
+			});
+	}
+
+	@Test
+	void producerOnlyInstanceIsUpAndShowsTheQueues() {
+		String queue = "h-producer";
+		this.runner.withPropertyValues("delayed-tasks.worker.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(DelayedTaskHandlerRegistry.class);
+			context.getBean(DelayedTaskScheduler.class).schedule(queue, "later", Duration.ofHours(1));
+			Health health = awaitHealth(context.getBean(DelayedTasksHealthIndicator.class),
+					(candidate) -> queueDetails(candidate, queue) != null);
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(queueDetails(health, queue)).containsEntry("ready", 0L).containsEntry("dead", 0L);
+			assertThat(readyWithoutHandler(health)).doesNotContain(queue);
+		});
+	}
+
+	@Test
+	void redisGoingAwayDoesNotMakeItDown() throws Exception {
+		String queue = "h-redis-gone";
+		RedisServer server = RedisServers.fromEnvironment().startPrivate(RedisKind.ANY, List.of());
+		try (server) {
+			runner(server.url()).withPropertyValues("test.queue=" + queue, "spring.data.redis.timeout=500ms")
+				.withUserConfiguration(HealthHandler.class)
+				.run((context) -> {
+					DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
+					awaitHealth(indicator, (candidate) -> queueDetails(candidate, queue) != null
+							&& !"none".equals(queueDetails(candidate, queue).get("timerOwner")));
+					server.close();
+					Thread.sleep(1500);
+					long started = System.nanoTime();
+					Health health = indicator.health();
+					assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(200));
+					assertThat(health.getStatus()).isEqualTo(Status.UP);
+					assertThat(queueDetails(health, queue)).containsEntry("handler", queue + "-handler");
+				});
+		}
+	}
+
+	@Test
+	void downWhenAHandledQueueHasHadNoTimerOwnerForLongerThanTheTolerance() throws Exception {
+		QueueSnapshots snapshots = mock(QueueSnapshots.class);
+		DelayedTaskHandlerRegistry registry = runningRegistry("h-ownerless");
+		given(snapshots.current()).willReturn(Map.of("h-ownerless", stats("h-ownerless", null)));
+		// Snapshots keep being refreshed.
+		given(snapshots.refreshedAt()).willAnswer((invocation) -> Instant.now());
+		DelayedTasksHealthIndicator indicator = new DelayedTasksHealthIndicator(snapshots, registry,
+				Duration.ofMillis(200));
+		// A takeover under way: UP for a while.
+		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+		Thread.sleep(300);
+		Health health = indicator.health();
+		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+		assertThat(queueDetails(health, "h-ownerless")).containsKey("problem");
+		// An owner again: UP, and the clock starts again next time.
+		given(snapshots.current()).willReturn(Map.of("h-ownerless", stats("h-ownerless", "instance-2")));
+		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+		given(snapshots.current()).willReturn(Map.of("h-ownerless", stats("h-ownerless", null)));
+		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+	}
+
+	@Test
+	void handlerStartedBetweenTwoSnapshotsIsNotDownWhileTheSnapshotPredatesItsTimer() {
+		String queue = "h-late-start";
+		// The snapshot is refreshed less often than the ownerless tolerance (3 x 1 s).
+		this.runner.withPropertyValues("test.queue=" + queue, "delayed-tasks.snapshot-interval=20s")
+			.withUserConfiguration(ManualHandler.class)
+			.run((context) -> {
+				DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
+				QueueSnapshots snapshots = context.getBean(QueueSnapshots.class);
+				await().atMost(WAIT).until(() -> snapshots.current().containsKey(queue));
+				assertThat(snapshots.current().get(queue).timerOwner()).isNull();
+				HandlerContainer handler = context.getBean(DelayedTaskHandlerRegistry.class)
+					.getHandler(queue + "-handler")
+					.orElseThrow();
+				handler.start();
+				await().atMost(WAIT).until(handler::isTimerOwner);
+				List<Status> statuses = new ArrayList<>();
+				long end = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+				while (System.nanoTime() < end) {
+					statuses.add(indicator.health().getStatus());
+					Thread.sleep(100);
+				}
+				// The timer has had an owner all along: only the snapshot is old.
+				assertThat(statuses).containsOnly(Status.UP);
+				snapshots.refresh();
+				assertThat(queueDetails(indicator.health(), queue).get("timerOwner")).isNotEqualTo("none");
+			});
+	}
+
+	@Test
+	void snapshotThatCannotBeRefreshedDoesNotTurnATakeoverDown() throws Exception {
+		QueueSnapshots snapshots = mock(QueueSnapshots.class);
+		DelayedTaskHandlerRegistry registry = runningRegistry("h-frozen");
+		Instant refreshedAt = Instant.now();
+		given(snapshots.current()).willReturn(Map.of("h-frozen", stats("h-frozen", null)));
+		given(snapshots.refreshedAt()).willReturn(refreshedAt);
+		DelayedTasksHealthIndicator indicator = new DelayedTasksHealthIndicator(snapshots, registry,
+				Duration.ofMillis(200));
+		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+		Thread.sleep(300);
+		// No newer snapshot (Redis is unreachable): nothing says the takeover failed.
+		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+	}
+
+	@Test
+	void ownerlessClockStartsAgainWhenAStoppedHandlerRunsAgain() throws Exception {
+		QueueSnapshots snapshots = mock(QueueSnapshots.class);
+		DelayedTaskHandlerRegistry registry = runningRegistry("h-restarted");
+		HandlerContainer handler = registry.getHandlers().iterator().next();
+		given(snapshots.current()).willReturn(Map.of("h-restarted", stats("h-restarted", null)));
+		given(snapshots.refreshedAt()).willAnswer((invocation) -> Instant.now());
+		DelayedTasksHealthIndicator indicator = new DelayedTasksHealthIndicator(snapshots, registry,
+				Duration.ofMillis(200));
+		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+		given(handler.isRunning()).willReturn(false);
+		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+		Thread.sleep(300);
+		given(handler.isRunning()).willReturn(true);
+		// Handled again just now: a takeover under way, not one that failed.
+		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+		Thread.sleep(300);
+		assertThat(indicator.health().getStatus()).isEqualTo(Status.DOWN);
+	}
+
+	private static DelayedTaskHandlerRegistry runningRegistry(String queue) {
+		DelayedTaskHandlerRegistry registry = mock(DelayedTaskHandlerRegistry.class);
+		HandlerContainer handler = mock(HandlerContainer.class);
+		given(handler.queue()).willReturn(queue);
+		given(handler.id()).willReturn(queue + "-handler");
+		given(handler.isRunning()).willReturn(true);
+		given(registry.isRunning()).willReturn(true);
+		given(registry.getHandlers()).willReturn(List.of(handler));
+		return registry;
+	}
+
+	private static QueueStats stats(String queue, String timerOwner) {
+		return new QueueStats(queue, System.currentTimeMillis(), 0, 0, 0, 0, -1, -1, timerOwner, 1000, false, "1",
+				Map.of());
+	}
+
+	private static Health awaitHealth(DelayedTasksHealthIndicator indicator, Predicate<Health> condition) {
+		return await().atMost(WAIT).until(indicator::health, condition);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> queueDetails(Health health, String queue) {
+		Map<String, Object> queues = (Map<String, Object>) health.getDetails().get("queues");
+		return (queues != null) ? (Map<String, Object>) queues.get(queue) : null;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<String> readyWithoutHandler(Health health) {
+		return (List<String>) health.getDetails().get("readyWithoutHandler");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ManualHandler {
+
+		@DelayedTaskHandler(queue = "${test.queue}", id = "${test.queue}-handler", autoStartup = "false")
+		void handle(String payload, TaskContext context) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HealthHandler {
+
+		@DelayedTaskHandler(queue = "${test.queue}", id = "${test.queue}-handler")
+		void handle(String payload, TaskContext context) {
+		}
+
+	}
+
+}
