@@ -68,6 +68,10 @@ public final class QueueSnapshots implements SmartLifecycle {
 		this.stats = stats;
 		this.index = index;
 		this.localQueues = localQueues;
+		if (interval.isNegative() || interval.isZero()) {
+			throw new IllegalArgumentException(
+					"delayed-tasks.snapshot-interval must be positive, but is " + interval + ": use for example 5s");
+		}
 		this.interval = interval;
 	}
 
