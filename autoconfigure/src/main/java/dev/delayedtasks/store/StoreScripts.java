@@ -1,5 +1,8 @@
 package dev.delayedtasks.store;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -36,8 +39,21 @@ public final class StoreScripts {
 	public StoreScripts(StringRedisTemplate redis) {
 		this.redis = redis;
 		for (Script script : Script.values()) {
-			this.scripts.put(script,
-					RedisScript.of(new ClassPathResource(script.fileName(), StoreScripts.class), List.class));
+			this.scripts.put(script, RedisScript.of(source(script), List.class));
+		}
+	}
+
+	/**
+	 * The script's text, read once: a resource-backed script would re-check its file for
+	 * changes on every call.
+	 */
+	private static String source(Script script) {
+		try {
+			return new ClassPathResource(script.fileName(), StoreScripts.class)
+				.getContentAsString(StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read the Lua script " + script.fileName(), ex);
 		}
 	}
 
