@@ -1,0 +1,153 @@
+package dev.delayedtasks.benchmarks;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * What to run and how big, under {@code bench} ({@code --workload} and {@code --size} are
+ * short for {@code bench.workload} and {@code bench.size}). With {@link Size#TINY} every
+ * workload takes its smoke size and the sizes given here are ignored.
+ *
+ * @param workload comma-separated workload names, or {@code all}
+ * @param size full sizes, or tiny smoke sizes
+ * @param reportDir where HTML reports go; {@code target/reports} of this module by
+ * default
+ * @param seed seed of every random delay, so runs schedule the same tasks
+ * @param warmupTasks tasks run before the first workload, to warm up the JIT and Redis
+ * @param delayed the delayed workload
+ * @param immediate the immediate workload
+ * @param retry the retry workload
+ * @param backlog the backlog workload
+ * @param memory the memory workload
+ * @param steady the steady workload
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+@ConfigurationProperties("bench")
+public record BenchmarkProperties(@DefaultValue("all") String workload, @DefaultValue("full") Size size,
+		@Nullable Path reportDir, @DefaultValue("42") long seed, @DefaultValue("5000") int warmupTasks,
+		@DefaultValue Delayed delayed, @DefaultValue Immediate immediate, @DefaultValue Retry retry,
+		@DefaultValue Backlog backlog, @DefaultValue Memory memory, @DefaultValue Steady steady) {
+
+	/**
+	 * Create the properties, replacing every size by its smoke size when {@code size} is
+	 * {@link Size#TINY}.
+	 */
+	public BenchmarkProperties {
+		if (size == Size.TINY) {
+			warmupTasks = 100;
+			delayed = Delayed.TINY;
+			immediate = Immediate.TINY;
+			retry = Retry.TINY;
+			backlog = Backlog.TINY;
+			memory = Memory.TINY;
+			steady = Steady.TINY;
+		}
+	}
+
+	/**
+	 * How big the workloads are.
+	 */
+	public enum Size {
+
+		/** The sizes of the issue and the README. */
+		FULL,
+
+		/** Smoke sizes that finish in seconds, for CI. */
+		TINY
+
+	}
+
+	/**
+	 * One producer schedules {@code tasks} as fast as it can, delays uniform in
+	 * [{@code minDelay}, {@code maxDelay}].
+	 *
+	 * @param tasks how many tasks
+	 * @param minDelay the shortest delay
+	 * @param maxDelay the longest delay
+	 */
+	public record Delayed(@DefaultValue("20000") int tasks, @DefaultValue("2s") Duration minDelay,
+			@DefaultValue("7s") Duration maxDelay) {
+
+		static final Delayed TINY = new Delayed(200, Duration.ofMillis(200), Duration.ofMillis(700));
+
+	}
+
+	/**
+	 * Tasks without delay, scheduled one by one and then in {@code scheduleAll} batches.
+	 *
+	 * @param tasks how many tasks in each of the two rounds
+	 * @param batch requests per {@code scheduleAll} call
+	 */
+	public record Immediate(@DefaultValue("50000") int tasks, @DefaultValue("1000") int batch) {
+
+		static final Immediate TINY = new Immediate(500, 100);
+
+	}
+
+	/**
+	 * Tasks without delay of which every {@code failEvery}-th fails its first attempt;
+	 * the back-off is {@code delayed-tasks.queues.bench-retry.retry.delay}.
+	 *
+	 * @param tasks how many tasks
+	 * @param failEvery which tasks fail once
+	 */
+	public record Retry(@DefaultValue("5000") int tasks, @DefaultValue("5") int failEvery) {
+
+		static final Retry TINY = new Retry(100, 5);
+
+	}
+
+	/**
+	 * A backlog of tasks due far ahead, scheduled in {@code scheduleAll} batches, then
+	 * the delayed workload on the same queue.
+	 *
+	 * @param tasks how many backlog tasks
+	 * @param ahead how far ahead the backlog is due
+	 * @param batch requests per {@code scheduleAll} call
+	 */
+	public record Backlog(@DefaultValue("1000000") int tasks, @DefaultValue("3h") Duration ahead,
+			@DefaultValue("1000") int batch) {
+
+		static final Backlog TINY = new Backlog(5000, Duration.ofHours(3), 1000);
+
+	}
+
+	/**
+	 * Bytes per task in Redis for scheduled, ready and dead tasks.
+	 *
+	 * @param tasks how many tasks of each kind
+	 * @param payloadBytes size of each payload as JSON
+	 * @param batch requests per {@code scheduleAll} call
+	 */
+	public record Memory(@DefaultValue("100000") int tasks, @DefaultValue("100") int payloadBytes,
+			@DefaultValue("1000") int batch) {
+
+		static final Memory TINY = new Memory(1000, 100, 100);
+
+	}
+
+	/**
+	 * A constant rate of tasks with delays uniform in [0, {@code maxDelay}].
+	 *
+	 * @param rate tasks per second
+	 * @param duration how long the producer runs
+	 * @param maxDelay the longest delay
+	 */
+	public record Steady(@DefaultValue("2000") int rate, @DefaultValue("60s") Duration duration,
+			@DefaultValue("1s") Duration maxDelay) {
+
+		static final Steady TINY = new Steady(200, Duration.ofSeconds(2), Duration.ofSeconds(1));
+
+		int tasks() {
+			return (int) (this.rate * this.duration.toMillis() / 1000);
+		}
+
+	}
+
+}

@@ -1,0 +1,35 @@
+package dev.delayedtasks.benchmarks;
+
+/**
+ * The queues of the workloads, one per workload so that each has a handler of its own.
+ * Handler ids equal queue names.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+final class Queues {
+
+	static final String WARMUP = "bench-warmup";
+
+	static final String DELAYED = "bench-delayed";
+
+	static final String IMMEDIATE = "bench-immediate";
+
+	static final String RETRY = "bench-retry";
+
+	static final String BACKLOG = "bench-backlog";
+
+	static final String STEADY = "bench-steady";
+
+	// Memory per task depends on key length: the memory queues have names of a typical
+	// length (like "emails").
+	static final String MEMORY_SCHEDULED = "msched";
+
+	static final String MEMORY_READY = "mready";
+
+	static final String MEMORY_DEAD = "mdead";
+
+	private Queues() {
+	}
+
+}

@@ -1,0 +1,176 @@
+package dev.delayedtasks.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+import dev.delayedtasks.store.PartitionKeys;
+import dev.delayedtasks.store.QueueStats;
+import dev.delayedtasks.store.RedisQueueStats;
+import dev.delayedtasks.store.StoreSettings;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.ScanOptions;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.stereotype.Component;
+
+/**
+ * What the benchmarks ask Redis directly: its version and memory, a queue's counts, and
+ * deleting this run's keys. Everything stays under the run's key prefix.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+@Component
+class RedisProbe {
+
+	private static final int SCAN_BATCH = 1000;
+
+	// Scripts rather than raw commands: Spring Data Redis reads a raw command's reply as
+	// bytes, and MEMORY USAGE answers an integer.
+	private static final RedisScript<Long> MEMORY_USAGE = RedisScript
+		.of("return redis.call('MEMORY', 'USAGE', KEYS[1], 'SAMPLES', '0')", Long.class);
+
+	private static final RedisScript<String> OBJECT_ENCODING = RedisScript
+		.of("return redis.call('OBJECT', 'ENCODING', KEYS[1]) or 'none'", String.class);
+
+	private final StringRedisTemplate redis;
+
+	private final StoreSettings settings;
+
+	private final RedisQueueStats stats;
+
+	RedisProbe(StringRedisTemplate redis, StoreSettings settings, RedisQueueStats stats) {
+		this.redis = redis;
+		this.settings = settings;
+		this.stats = stats;
+	}
+
+	String keyPrefix() {
+		return this.settings.keyPrefix();
+	}
+
+	PartitionKeys keys(String queue) {
+		return this.settings.keys(queue);
+	}
+
+	String version() {
+		return info("server").getProperty("redis_version", "unknown");
+	}
+
+	/**
+	 * {@code used_memory} from {@code INFO memory}, once Redis has freed what
+	 * {@code UNLINK} handed to its background thread.
+	 * @return bytes
+	 */
+	long usedMemory() {
+		for (int i = 0; i < 3000 && !"0".equals(info("memory").getProperty("lazyfree_pending_objects", "0")); i++) {
+			Pause.millis(10);
+		}
+		return Long.parseLong(info("memory").getProperty("used_memory"));
+	}
+
+	/**
+	 * {@code MEMORY USAGE key SAMPLES 0}: every element counted.
+	 * @param key the key
+	 * @return bytes, 0 when the key does not exist
+	 */
+	long memoryUsage(String key) {
+		Long usage = this.redis.execute(MEMORY_USAGE, List.of(key));
+		return (usage != null) ? usage : 0;
+	}
+
+	String encoding(String key) {
+		String encoding = this.redis.execute(OBJECT_ENCODING, List.of(key));
+		return (encoding != null) ? encoding : "none";
+	}
+
+	QueueStats stats(String queue) {
+		return this.stats.read(queue);
+	}
+
+	/**
+	 * Wait until nothing of a queue is ready or leased, and nothing is due within a
+	 * minute (a backlog due later may stay).
+	 * @param queue the queue
+	 * @param timeout the longest wait
+	 * @return whether the queue became idle
+	 */
+	boolean awaitIdle(String queue, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (System.nanoTime() < deadline) {
+			QueueStats now = stats(queue);
+			if (now.ready() == 0 && now.active() == 0
+					&& (now.nextDueMs() < 0 || now.nextDueMs() > now.now() + Duration.ofMinutes(1).toMillis())) {
+				return true;
+			}
+			Pause.millis(20);
+		}
+		return false;
+	}
+
+	/**
+	 * Delete every key of a queue.
+	 * @param queue the queue
+	 * @return the keys deleted
+	 */
+	long deleteQueue(String queue) {
+		return deleteMatching(this.settings.keys(queue).base());
+	}
+
+	/**
+	 * Delete every key under the run's prefix.
+	 * @return the keys deleted
+	 */
+	long deleteRun() {
+		return deleteMatching(this.settings.keyPrefix() + ":");
+	}
+
+	private long deleteMatching(String prefix) {
+		ScanOptions match = ScanOptions.scanOptions().match(escapeGlob(prefix) + "*").count(SCAN_BATCH).build();
+		Long deleted = this.redis.execute((RedisCallback<Long>) (connection) -> {
+			long count = 0;
+			List<byte[]> batch = new ArrayList<>(SCAN_BATCH);
+			try (Cursor<byte[]> keys = connection.keyCommands().scan(match)) {
+				while (keys.hasNext()) {
+					batch.add(keys.next());
+					if (batch.size() == SCAN_BATCH) {
+						count += unlink(connection, batch);
+					}
+				}
+			}
+			return count + unlink(connection, batch);
+		});
+		return (deleted != null) ? deleted : 0;
+	}
+
+	private static long unlink(RedisConnection connection, List<byte[]> keys) {
+		if (keys.isEmpty()) {
+			return 0;
+		}
+		Long count = connection.keyCommands().unlink(keys.toArray(byte[][]::new));
+		keys.clear();
+		return (count != null) ? count : 0;
+	}
+
+	private Properties info(String section) {
+		Properties info = this.redis.execute((RedisCallback<Properties>) (c) -> c.serverCommands().info(section));
+		return (info != null) ? info : new Properties();
+	}
+
+	private static String escapeGlob(String text) {
+		StringBuilder escaped = new StringBuilder();
+		for (char c : text.toCharArray()) {
+			if ("*?[]\\".indexOf(c) >= 0) {
+				escaped.append('\\');
+			}
+			escaped.append(c);
+		}
+		return escaped.toString();
+	}
+
+}

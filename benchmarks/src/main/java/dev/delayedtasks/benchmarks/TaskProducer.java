@@ -1,0 +1,94 @@
+package dev.delayedtasks.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
+
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.ScheduleResult;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskRequest;
+
+import org.springframework.stereotype.Component;
+
+/**
+ * One producer on the calling thread, through the application's
+ * {@link DelayedTaskScheduler}: {@code schedule} in a loop (as fast as it can or at a
+ * fixed rate) or {@code scheduleAll} in batches. Requests are built inside the loop, as
+ * an application would build them.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+@Component
+class TaskProducer {
+
+	private final DelayedTaskScheduler scheduler;
+
+	TaskProducer(DelayedTaskScheduler scheduler) {
+		this.scheduler = scheduler;
+	}
+
+	/**
+	 * Call {@code schedule} once per task, as fast as it returns.
+	 * @param count how many tasks
+	 * @param requests the request of task {@code i}
+	 * @param sink hears of every task
+	 * @return what was done
+	 */
+	Produced oneByOne(int count, IntFunction<TaskRequest> requests, EnqueueSink sink) {
+		return atRate(count, 0, requests, sink);
+	}
+
+	/**
+	 * Call {@code schedule} once per task, starting task {@code i} at {@code i / rate}
+	 * seconds (or as soon as the previous call returned, when that is later).
+	 * @param count how many tasks
+	 * @param perSecond the rate, or 0 for as fast as possible
+	 * @param requests the request of task {@code i}
+	 * @param sink hears of every task
+	 * @return what was done
+	 */
+	Produced atRate(int count, double perSecond, IntFunction<TaskRequest> requests, EnqueueSink sink) {
+		long startNanos = System.nanoTime();
+		long startMicros = Recording.nowMicros();
+		for (int i = 0; i < count; i++) {
+			if (perSecond > 0) {
+				long wait = startNanos + (long) (i * 1e9 / perSecond) - System.nanoTime();
+				if (wait > 0) {
+					LockSupport.parkNanos(wait);
+				}
+			}
+			TaskId id = this.scheduler.schedule(requests.apply(i));
+			sink.enqueued(id, Recording.nowMicros());
+		}
+		return new Produced(count, startMicros, Recording.nowMicros());
+	}
+
+	/**
+	 * Call {@code scheduleAll} with {@code batch} requests at a time.
+	 * @param count how many tasks
+	 * @param batch requests per call
+	 * @param requests the request of task {@code i}
+	 * @param sink hears of every task
+	 * @return what was done
+	 */
+	Produced inBatches(int count, int batch, IntFunction<TaskRequest> requests, EnqueueSink sink) {
+		long startMicros = Recording.nowMicros();
+		for (int from = 0; from < count; from += batch) {
+			int to = Math.min(count, from + batch);
+			List<TaskRequest> chunk = new ArrayList<>(to - from);
+			for (int i = from; i < to; i++) {
+				chunk.add(requests.apply(i));
+			}
+			List<ScheduleResult> results = this.scheduler.scheduleAll(chunk);
+			long now = Recording.nowMicros();
+			for (ScheduleResult result : results) {
+				sink.enqueued(result.id(), now);
+			}
+		}
+		return new Produced(count, startMicros, Recording.nowMicros());
+	}
+
+}

@@ -1,0 +1,26 @@
+package dev.delayedtasks.benchmarks;
+
+import java.util.List;
+
+/**
+ * A workload the benchmarks can run by name. Implementations are beans, in the order
+ * {@code --workload=all} runs them.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+interface Workload {
+
+	/**
+	 * The name {@code --workload} selects it by.
+	 * @return the name
+	 */
+	String name();
+
+	/**
+	 * Run the workload and delete its keys.
+	 * @return one result per reported figure (most workloads have one)
+	 */
+	List<WorkloadResult> run();
+
+}

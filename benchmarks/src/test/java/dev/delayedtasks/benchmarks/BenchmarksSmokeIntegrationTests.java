@@ -1,0 +1,44 @@
+package dev.delayedtasks.benchmarks;
+
+import java.nio.file.Path;
+
+import dev.delayedtasks.test.TestRedis;
+import dev.delayedtasks.test.WithRedis;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs every workload at its tiny size against a real Redis: behaviour, not speed.
+ */
+@WithRedis
+class BenchmarksSmokeIntegrationTests {
+
+	@Test
+	void everyWorkloadRunsEveryTaskOnceAndNeverEarlyAndTheRunWritesAReport(TestRedis redis) {
+		BenchmarkRunner runner;
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(BenchmarkApplication.class).run(
+				"--redis-url=" + redis.url(), "--delayed-tasks.key-prefix=" + redis.keyPrefix(), "--workload=all",
+				"--size=tiny")) {
+			runner = context.getBean(BenchmarkRunner.class);
+			assertThat(runner.getExitCode()).isZero();
+		}
+		assertThat(runner.results()).extracting(WorkloadResult::workload)
+			.containsExactly("delayed", "immediate", "immediate-batch", "retry", "backlog", "memory", "steady");
+		assertThat(runner.results()).allSatisfy((result) -> assertThat(result.fields()).containsEntry("early", "0")
+			.containsEntry("lost", "0")
+			.containsEntry("dup", "0"));
+		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("retry"))
+			.singleElement()
+			.satisfies((retry) -> assertThat(retry.fields()).containsEntry("retried", "20"));
+		Path report = runner.reportFile();
+		assertThat(report).isNotNull().exists().isRegularFile();
+		assertThat(report.getParent()).endsWith(Path.of("target", "reports"));
+		assertThat(report).content().contains("<svg", "workload=delayed n=200 ");
+		assertThat(redis.deleteKeys()).as("keys left under the run's prefix").isZero();
+	}
+
+}
