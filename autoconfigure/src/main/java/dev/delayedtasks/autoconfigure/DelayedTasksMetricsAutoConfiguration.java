@@ -5,7 +5,7 @@ import java.util.function.Function;
 import dev.delayedtasks.actuate.DelayedTaskMetrics;
 import dev.delayedtasks.actuate.QueueSnapshots;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
-import dev.delayedtasks.worker.HandlerContainer;
+import dev.delayedtasks.worker.HandlerEndpoint;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -35,12 +35,8 @@ public final class DelayedTasksMetricsAutoConfiguration {
 			ObjectProvider<DelayedTaskHandlerRegistry> handlers) {
 		Function<String, String> handlerOfQueue = (queue) -> {
 			DelayedTaskHandlerRegistry registry = handlers.getIfAvailable();
-			return (registry != null) ? registry.getHandlers()
-				.stream()
-				.filter((handler) -> handler.queue().equals(queue))
-				.map(HandlerContainer::id)
-				.findFirst()
-				.orElse("none") : "none";
+			return (registry != null) ? registry.getEndpointForQueue(queue).map(HandlerEndpoint::id).orElse("none")
+					: "none";
 		};
 		return new DelayedTaskMetrics(snapshots, handlerOfQueue);
 	}

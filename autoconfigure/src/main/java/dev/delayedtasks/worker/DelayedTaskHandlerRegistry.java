@@ -47,6 +47,13 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 
 	private final Map<String, HandlerEndpoint> endpoints = new LinkedHashMap<>();
 
+	/**
+	 * Read on every scheduled task and every handler run: computed once, at registration.
+	 */
+	private final Map<String, HandlerEndpoint> endpointsByQueue = new java.util.concurrent.ConcurrentHashMap<>();
+
+	private final Map<String, Integer> maxAttemptsByQueue = new java.util.concurrent.ConcurrentHashMap<>();
+
 	private final Map<String, QueueWorker> workers = new LinkedHashMap<>();
 
 	private @Nullable ScheduledExecutorService timerScheduler;
@@ -104,6 +111,10 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 					+ "' of " + this.endpoints.get(endpoint.id()) + ": handler ids must be unique");
 		}
 		this.endpoints.put(endpoint.id(), endpoint);
+		this.endpointsByQueue.put(endpoint.queue(), endpoint);
+		if (endpoint.retryPolicyFromBean()) {
+			this.maxAttemptsByQueue.put(endpoint.queue(), FailureRouter.maxRetries(endpoint.retryPolicy()) + 1);
+		}
 		if (this.running) {
 			QueueWorker worker = new QueueWorker(endpoint, services());
 			this.workers.put(endpoint.id(), worker);
@@ -216,12 +227,18 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	 * @param queue the queue
 	 * @return the max attempts, or empty
 	 */
-	public synchronized OptionalInt maxAttemptsOfHandler(String queue) {
-		return this.endpoints.values()
-			.stream()
-			.filter((endpoint) -> endpoint.queue().equals(queue) && endpoint.retryPolicyFromBean())
-			.mapToInt((endpoint) -> FailureRouter.maxRetries(endpoint.retryPolicy()) + 1)
-			.findFirst();
+	public OptionalInt maxAttemptsOfHandler(String queue) {
+		Integer maxAttempts = this.maxAttemptsByQueue.get(queue);
+		return (maxAttempts != null) ? OptionalInt.of(maxAttempts) : OptionalInt.empty();
+	}
+
+	/**
+	 * This instance's handler of a queue, running or not.
+	 * @param queue the queue
+	 * @return the handler's endpoint, or empty when this instance has none for the queue
+	 */
+	public Optional<HandlerEndpoint> getEndpointForQueue(String queue) {
+		return Optional.ofNullable(this.endpointsByQueue.get(queue));
 	}
 
 	/**
