@@ -17,6 +17,12 @@ public final class RedisTaskStore implements TaskStore {
 
 	private static final int CLAIM_RECORD_WIDTH = 9;
 
+	/**
+	 * How many of the newest leases {@link #recover} looks at: far more than one
+	 * dispatcher claims during an outage, and few enough to stay a short script.
+	 */
+	private static final int RECOVER_SCAN_LIMIT = 10_000;
+
 	private final StoreScripts scripts;
 
 	private final StoreSettings settings;
@@ -159,6 +165,17 @@ public final class RedisTaskStore implements TaskStore {
 			case 'L' -> ReleaseOutcome.LOST;
 			default -> throw unexpected(Script.RELEASE, reply);
 		});
+	}
+
+	@Override
+	public int recover(String queue, List<String> claimNonces) {
+		PartitionKeys keys = this.settings.keys(queue);
+		List<String> args = new ArrayList<>(List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()),
+				Integer.toString(RECOVER_SCAN_LIMIT), Integer.toString(claimNonces.size())));
+		args.addAll(claimNonces);
+		Reply reply = new Reply(this.scripts.run(Script.RECOVER,
+				List.of(keys.ready(), keys.lease(), keys.wake(), keys.stats()), args, queue, null));
+		return (int) reply.number(1);
 	}
 
 	private static void addTaskKeys(List<String> keyList, PartitionKeys keys, Lease lease) {

@@ -31,6 +31,11 @@ public enum Script {
 	/** Give leased tasks back without penalty on shutdown (batch, token-checked). */
 	RELEASE("release", 4, 4),
 
+	/**
+	 * Give back the tasks leased by claims whose reply never reached the dispatcher.
+	 */
+	RECOVER("recover", 4, 0),
+
 	/** Cancel a scheduled or ready task, or ask a running one to stop. */
 	CANCEL("cancel", 5, 0),
 

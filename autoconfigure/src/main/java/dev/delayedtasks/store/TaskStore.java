@@ -18,7 +18,9 @@ public interface TaskStore {
 	 * Promote due tasks, reap expired leases, and lease up to {@code max} ready tasks.
 	 * @param queue the queue
 	 * @param max the most tasks to lease
-	 * @param nonce this dispatcher's random nonce, the first part of every token it mints
+	 * @param nonce unique to this claim call (the dispatcher's random nonce and a
+	 * sequence number), the first part of every token it mints; {@link #recover} finds
+	 * its tasks by it
 	 * @return the claimed tasks and the partition's next deadlines
 	 */
 	ClaimBatch claim(String queue, int max, String nonce);
@@ -74,6 +76,16 @@ public interface TaskStore {
 	 * @return one outcome per lease
 	 */
 	List<ReleaseOutcome> release(String queue, List<Lease> leases);
+
+	/**
+	 * Give back, without counting a delivery, the tasks that claims with the given nonces
+	 * leased but whose replies never arrived (a timeout or a broken connection while
+	 * Redis still ran them). Sent on the connection the claims used, it runs after them.
+	 * @param queue the queue
+	 * @param claimNonces the nonces of the claims whose replies were lost
+	 * @return how many tasks went back to the ready list
+	 */
+	int recover(String queue, List<String> claimNonces);
 
 	/**
 	 * Outcome of completing a task.

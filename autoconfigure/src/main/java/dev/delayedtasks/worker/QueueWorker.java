@@ -2,6 +2,8 @@ package dev.delayedtasks.worker;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -38,6 +40,9 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 final class QueueWorker implements HandlerContainer {
 
 	private static final Log logger = LogFactory.getLog(QueueWorker.class);
+
+	/** Lost claims remembered for {@code recover}; older ones wait for lease expiry. */
+	private static final int MAX_LOST_CLAIMS = 64;
 
 	private final HandlerEndpoint endpoint;
 
@@ -156,14 +161,22 @@ final class QueueWorker implements HandlerContainer {
 	private void dispatch() {
 		BlockingConnection wake = null;
 		long backOff = 0;
+		long claims = 0;
+		Deque<String> lostClaims = new ArrayDeque<>();
 		while (this.started) {
+			String claimNonce = null;
 			try {
 				if (!this.permits.tryAcquire(this.settings.blockTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
 					continue;
 				}
 				int wanted = Math.min(this.permits.availablePermits() + 1, this.settings.maxClaim());
 				this.permits.release();
-				ClaimBatch batch = this.store.claim(this.endpoint.queue(), wanted, this.nonce);
+				if (!lostClaims.isEmpty()) {
+					recover(lostClaims);
+				}
+				claimNonce = this.nonce + "." + Long.toString(++claims, 36);
+				ClaimBatch batch = this.store.claim(this.endpoint.queue(), wanted, claimNonce);
+				claimNonce = null;
 				List<ClaimedTask> tasks = batch.tasks();
 				for (int i = 0; i < tasks.size(); i++) {
 					this.permits.acquireUninterruptibly();
@@ -188,6 +201,15 @@ final class QueueWorker implements HandlerContainer {
 				break;
 			}
 			catch (RuntimeException ex) {
+				if (claimNonce != null) {
+					// Redis may still run the claim whose reply was lost and lease tasks
+					// nobody holds.
+					lostClaims.addLast(claimNonce);
+					if (lostClaims.size() > MAX_LOST_CLAIMS) {
+						lostClaims.removeFirst(); // its tasks come back when the lease
+													// expires
+					}
+				}
 				if (!this.started) {
 					break;
 				}
@@ -203,6 +225,15 @@ final class QueueWorker implements HandlerContainer {
 		}
 		if (wake != null) {
 			wake.close();
+		}
+	}
+
+	private void recover(Deque<String> lostClaims) {
+		int recovered = this.store.recover(this.endpoint.queue(), List.copyOf(lostClaims));
+		lostClaims.clear();
+		if (recovered > 0) {
+			logger.info("Gave back " + recovered + " task(s) of queue '" + this.endpoint.queue()
+					+ "' leased by claims whose reply was lost");
 		}
 	}
 

@@ -534,6 +534,11 @@ class DelayedTaskMetricsIntegrationTests {
 					return store.release(queue, leases);
 				}
 
+				@Override
+				public int recover(String queue, List<String> claimNonces) {
+					return store.recover(queue, claimNonces);
+				}
+
 			};
 		}
 

@@ -261,6 +261,7 @@ class ScriptHeaderTests {
 		store.extend("q", List.of(plain, unique));
 		store.release("q", List.of(unique));
 		store.release("q", List.of(plain, unique));
+		store.recover("q", List.of("n.1", "n.2"));
 		scheduler.submit(TaskRequest.of("q", "p"));
 		scheduler.submit(TaskRequest.of("q", "p").uniqueFor(Duration.ofSeconds(5)).id("given"));
 		scheduler.scheduleAll(List.of(TaskRequest.of("q", 1), TaskRequest.of("r", 2), TaskRequest.of("q", 3),
@@ -488,6 +489,7 @@ class ScriptHeaderTests {
 				case CANCEL -> reply.add("C");
 				case RESCHEDULE -> reply.addAll(List.of("O", 2000L));
 				case REDRIVE -> reply.addAll(List.of(0L, 0L, 0L));
+				case RECOVER -> reply.addAll(List.of(0L, 0L));
 				case PURGE -> reply.addAll(List.of(0L, 0L));
 				case STATS -> reply.addAll(List.of(0L, 0L, 0L, 0L, -1L, -1L, -2L, "", 0L, "1"));
 			}

@@ -66,4 +66,9 @@ class ScriptedTaskStore implements TaskStore {
 		throw new UnsupportedOperationException("release");
 	}
 
+	@Override
+	public int recover(String queue, List<String> claimNonces) {
+		throw new UnsupportedOperationException("recover");
+	}
+
 }
