@@ -3,6 +3,7 @@ package dev.delayedtasks.worker;
 import java.io.IOException;
 import java.io.InputStream;
 
+import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
@@ -12,12 +13,14 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * A worker application that {@link WorkerCrashIntegrationTests} runs in a JVM of its own
- * and kills. Its handler prints {@code @@STARTED <id> <delivery>} and {@code @@DONE <id>}
- * lines and sleeps as long as the job says. Arguments are Spring properties
+ * A worker application that the fault tests run in a JVM of its own ({@link ChildWorker})
+ * and kill or stop. Its handler prints {@code @@STARTED <id> <delivery>} and
+ * {@code @@DONE <id>} lines and sleeps as long as the job says; a completion rejected as
+ * stale prints {@code @@STALE <id>}. Arguments are Spring properties
  * ({@code --spring.data.redis.url=...}). It exits when its standard input closes, so a
  * test JVM that dies never leaves it behind.
  */
@@ -47,7 +50,10 @@ public final class CrashTestWorker {
 		System.out.flush();
 	}
 
-	/** A job of the crash test: how long the handler sleeps. */
+	/**
+	 * A job of the fault tests: how long the child's handler sleeps (a worker in the test
+	 * JVM decides for itself).
+	 */
 	record CrashJob(int index, long sleepMillis) {
 	}
 
@@ -63,6 +69,19 @@ public final class CrashTestWorker {
 			Thread.sleep(job.sleepMillis());
 			System.out.println("@@DONE " + context.id().value());
 			System.out.flush();
+		}
+
+		@Bean
+		DelayedTaskListener staleReporter() {
+			return new DelayedTaskListener() {
+
+				@Override
+				public void staleAcknowledgement(TaskContext context) {
+					System.out.println("@@STALE " + context.id().value());
+					System.out.flush();
+				}
+
+			};
 		}
 
 	}

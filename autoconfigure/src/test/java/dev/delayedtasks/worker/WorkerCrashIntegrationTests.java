@@ -1,17 +1,12 @@
 package dev.delayedtasks.worker;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskContext;
@@ -39,11 +34,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A worker in a JVM of its own is killed with SIGKILL while it runs tasks: every task
- * still completes on another worker after lease + grace, and only the tasks that were in
- * flight at the kill run twice.
+ * Worker JVMs killed with SIGKILL in the middle of their handlers, one after another,
+ * while a worker in the test JVM keeps working: every task completes, only the tasks that
+ * were in flight at a kill run twice, and each of those is taken back within lease +
+ * grace.
  */
-@WithRedis
+@WithRedis(privateServer = true)
 class WorkerCrashIntegrationTests {
 
 	private static final String QUEUE = "crash";
@@ -51,6 +47,13 @@ class WorkerCrashIntegrationTests {
 	private static final Duration LEASE = Duration.ofSeconds(2);
 
 	private static final Duration GRACE = Duration.ofMillis(500);
+
+	private static final int ROUNDS = 3;
+
+	private static final int TASKS_PER_ROUND = 12;
+
+	private static final String[] CHILD_PROPERTIES = { "delayed-tasks.worker.lease-duration=" + LEASE.toMillis() + "ms",
+			"delayed-tasks.worker.reap-grace=" + GRACE.toMillis() + "ms", "delayed-tasks.worker.timer-ttl=1s" };
 
 	private final TestRedis redis;
 
@@ -68,91 +71,76 @@ class WorkerCrashIntegrationTests {
 	}
 
 	@Test
-	void tasksOfAWorkerKilledWithSigkillCompleteOnAnotherWorkerAndOnlyTasksInFlightRunTwice() throws Exception {
-		Process child = startChildWorker();
-		ChildOutput output = new ChildOutput(child);
-		try {
-			await().atMost(Duration.ofSeconds(30)).until(() -> output.contains("@@READY") || !child.isAlive());
-			assertThat(child.isAlive()).as("child worker started").isTrue();
-			this.runner.withPropertyValues("delayed-tasks.worker.enabled=false").run((producer) -> {
-				DelayedTaskScheduler scheduler = producer.getBean(DelayedTaskScheduler.class);
-				List<TaskId> shortTasks = new ArrayList<>();
-				List<TaskId> longTasks = new ArrayList<>();
-				for (int i = 0; i < 4; i++) {
-					shortTasks.add(scheduler.enqueue(QUEUE, new CrashJob(i, 100)));
-				}
-				for (int i = 0; i < 8; i++) {
-					longTasks.add(scheduler.enqueue(QUEUE, new CrashJob(10 + i, 60_000)));
-				}
-				// Four short tasks done, four long ones running (concurrency 4), four
-				// long ones waiting.
-				await().atMost(Duration.ofSeconds(10))
-					.until(() -> output.ids("@@DONE ").size() == 4 && output.ids("@@STARTED ").size() == 8);
-				Thread.sleep(300);
-				Set<String> doneInChild = output.ids("@@DONE ");
-				Set<String> inFlight = new HashSet<>(output.ids("@@STARTED "));
-				inFlight.removeAll(doneInChild);
-				assertThat(doneInChild).containsExactlyInAnyOrderElementsOf(values(shortTasks));
-				assertThat(inFlight).hasSize(4).isSubsetOf(values(longTasks));
-				for (String id : inFlight) {
-					assertThat(scheduler.find(QUEUE, TaskId.of(id))).map(TaskInfo::state).hasValue(TaskState.ACTIVE);
-				}
-
-				long killedAt = System.nanoTime();
-				child.destroyForcibly();
-				assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
-
-				RunLog log = new RunLog();
-				this.runner.withBean(RunLog.class, () -> log)
-					.withUserConfiguration(InTestWorker.class)
-					.run((worker) -> {
-						await().atMost(Duration.ofSeconds(10)).until(() -> log.byId().size() == 8);
-						Thread.sleep(500);
-						assertThat(log.runs()).hasSize(8);
-						assertThat(log.byId().keySet()).containsExactlyInAnyOrderElementsOf(longTasks);
-						for (Run run : log.runs()) {
-							boolean wasInFlight = inFlight.contains(run.context().id().value());
-							assertThat(run.context().attempt()).isEqualTo(1);
-							assertThat(run.context().deliveryCount()).as("deliveries of %s", run)
-								.isEqualTo(wasInFlight ? 2 : 1);
-							if (wasInFlight) {
-								// Not taken before the lease (extended by heartbeats
-								// until
-								// the kill) ran out, and taken back within seconds.
-								Duration recovered = Duration.ofNanos(run.startedNanos() - killedAt);
-								assertThat(recovered).isBetween(
-										LEASE.minus(LEASE.dividedBy(3)).plus(GRACE).minusMillis(200),
-										Duration.ofSeconds(6));
-							}
-						}
-						System.out.println("crash recovery_ms=" + inFlight.stream()
-							.map((id) -> Duration.ofNanos(log.of(TaskId.of(id)).get(0).startedNanos() - killedAt)
-								.toMillis())
-							.sorted()
-							.toList());
-						assertPartitionEmpty(worker.getBean(StringRedisTemplate.class));
+	void workersKilledOneAfterAnotherLoseNothingAndOnlyTheirTasksInFlightRunTwice() throws Exception {
+		RunLog log = new RunLog();
+		this.runner.withBean(RunLog.class, () -> log).withUserConfiguration(InTestWorker.class).run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			List<TaskId> all = new ArrayList<>();
+			Map<String, Long> killedAtById = new HashMap<>();
+			Map<String, Integer> childRuns = new HashMap<>();
+			Set<String> childCompleted = new HashSet<>();
+			List<Long> recoveryMillis = new ArrayList<>();
+			for (int round = 0; round < ROUNDS; round++) {
+				try (ChildWorker child = ChildWorker.start("child-" + round, this.redis, QUEUE, 4, CHILD_PROPERTIES)) {
+					List<TaskId> tasks = new ArrayList<>();
+					for (int i = 0; i < TASKS_PER_ROUND; i++) {
+						// The child sleeps a minute on each; the test's worker is quick.
+						tasks.add(scheduler.enqueue(QUEUE, new CrashJob(round * 100 + i, 60_000)));
+					}
+					all.addAll(tasks);
+					// Every task of the round either completed here or runs in the child.
+					await().atMost(Duration.ofSeconds(20)).until(() -> {
+						Set<String> settled = new HashSet<>(child.inFlight());
+						log.runs().stream().filter(Run::isFinished).forEach((run) -> settled.add(id(run)));
+						return !child.inFlight().isEmpty() && settled.containsAll(values(tasks));
 					});
-			});
-		}
-		finally {
-			child.destroyForcibly();
-			child.waitFor(10, TimeUnit.SECONDS);
-		}
+					Set<String> inFlight = child.inFlight();
+					for (String id : inFlight) {
+						assertThat(scheduler.find(QUEUE, TaskId.of(id))).map(TaskInfo::state)
+							.hasValue(TaskState.ACTIVE);
+					}
+					long killedAt = System.nanoTime();
+					child.kill();
+					inFlight.forEach((id) -> killedAtById.put(id, killedAt));
+					child.ids("@@STARTED ").forEach((id) -> childRuns.merge(id, 1, Integer::sum));
+					childCompleted.addAll(child.ids("@@DONE "));
+					await().atMost(Duration.ofSeconds(10))
+						.until(() -> inFlight.stream().allMatch((id) -> finished(log, id)));
+					for (String id : inFlight) {
+						Run rerun = log.of(TaskId.of(id)).get(0);
+						assertThat(rerun.context().deliveryCount()).as("deliveries of %s", id).isEqualTo(2);
+						Duration recovered = Duration.ofNanos(rerun.startedNanos() - killedAt);
+						recoveryMillis.add(recovered.toMillis());
+						// Not before the lease (extended by heartbeats until the kill)
+						// ran
+						// out, and taken back within lease + grace.
+						assertThat(recovered).as("recovery of %s", id)
+							.isBetween(LEASE.minus(LEASE.dividedBy(3)).plus(GRACE).minusMillis(200),
+									LEASE.plus(GRACE).plusSeconds(1));
+					}
+				}
+			}
+			System.out.println("crash rounds=" + ROUNDS + " killed_in_flight=" + killedAtById.size() + " recovery_ms="
+					+ recoveryMillis.stream().sorted().toList());
+			assertThat(killedAtById).as("tasks in flight at the kills").hasSizeGreaterThanOrEqualTo(ROUNDS);
+			for (TaskId id : all) {
+				int runsHere = log.of(id).size();
+				int completions = (childCompleted.contains(id.value()) ? 1 : 0)
+						+ (int) log.of(id).stream().filter(Run::isFinished).count();
+				assertThat(completions).as("completions of %s", id).isEqualTo(1);
+				int runs = runsHere + childRuns.getOrDefault(id.value(), 0);
+				assertThat(runs).as("runs of %s", id).isEqualTo(killedAtById.containsKey(id.value()) ? 2 : 1);
+			}
+			assertPartitionEmpty(context.getBean(StringRedisTemplate.class));
+		});
 	}
 
-	private Process startChildWorker() throws IOException {
-		String java = ProcessHandle.current()
-			.info()
-			.command()
-			.orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-		List<String> command = List.of(java, "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp",
-				System.getProperty("java.class.path"), CrashTestWorker.class.getName(),
-				"--spring.data.redis.url=" + this.redis.url(), "--delayed-tasks.key-prefix=" + this.redis.keyPrefix(),
-				"--delayed-tasks.worker.lease-duration=" + LEASE.toMillis() + "ms",
-				"--delayed-tasks.worker.reap-grace=" + GRACE.toMillis() + "ms", "--delayed-tasks.worker.timer-ttl=1s",
-				"--crash.queue=" + QUEUE, "--crash.concurrency=4", "--spring.main.banner-mode=off",
-				"--logging.level.root=WARN", "--logging.level.dev.delayedtasks=INFO");
-		return new ProcessBuilder(command).redirectErrorStream(true).start();
+	private static boolean finished(RunLog log, String id) {
+		return log.of(TaskId.of(id)).stream().anyMatch(Run::isFinished);
+	}
+
+	private static String id(Run run) {
+		return run.context().id().value();
 	}
 
 	private void assertPartitionEmpty(StringRedisTemplate template) {
@@ -170,45 +158,6 @@ class WorkerCrashIntegrationTests {
 		return ids.stream().map(TaskId::value).toList();
 	}
 
-	/** The child's output lines, read on a thread of their own and echoed. */
-	private static final class ChildOutput {
-
-		private final List<String> lines = new CopyOnWriteArrayList<>();
-
-		ChildOutput(Process process) {
-			Thread reader = new Thread(() -> {
-				try (BufferedReader in = new BufferedReader(
-						new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-					String line;
-					while ((line = in.readLine()) != null) {
-						this.lines.add(line);
-						System.out.println("[child] " + line);
-					}
-				}
-				catch (IOException ex) {
-					// the child is gone
-				}
-			}, "crash-child-output");
-			reader.setDaemon(true);
-			reader.start();
-		}
-
-		boolean contains(String line) {
-			return this.lines.contains(line);
-		}
-
-		Set<String> ids(String prefix) {
-			Set<String> ids = new HashSet<>();
-			for (String line : this.lines) {
-				if (line.startsWith(prefix)) {
-					ids.add(line.substring(prefix.length()).split(" ")[0]);
-				}
-			}
-			return ids;
-		}
-
-	}
-
 	@Configuration(proxyBeanMethods = false)
 	static class InTestWorker {
 
@@ -218,9 +167,12 @@ class WorkerCrashIntegrationTests {
 			this.log = log;
 		}
 
-		@DelayedTaskHandler(queue = QUEUE, concurrency = "8")
-		void handle(CrashJob job, TaskContext context) {
-			this.log.started("in-test", context, job).finished();
+		/** Slower than the child at claiming, so that the child gets its share. */
+		@DelayedTaskHandler(queue = QUEUE, concurrency = "1")
+		void handle(CrashJob job, TaskContext context) throws InterruptedException {
+			Run run = this.log.started("in-test", context, job);
+			Thread.sleep(100);
+			run.finished();
 		}
 
 	}

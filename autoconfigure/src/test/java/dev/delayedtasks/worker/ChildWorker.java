@@ -1,0 +1,154 @@
+package dev.delayedtasks.worker;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import dev.delayedtasks.test.TestRedis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A {@link CrashTestWorker} in a JVM of its own, for fault tests that kill or stop it.
+ * Its output lines are collected (and echoed with a prefix) so that a test can see what
+ * the child started, finished and had rejected. Closing it kills the child.
+ */
+final class ChildWorker implements AutoCloseable {
+
+	private final String name;
+
+	private final Process process;
+
+	private final List<String> lines = new CopyOnWriteArrayList<>();
+
+	private ChildWorker(String name, Process process) {
+		this.name = name;
+		this.process = process;
+		Thread reader = new Thread(this::readOutput, name + "-output");
+		reader.setDaemon(true);
+		reader.start();
+	}
+
+	/**
+	 * Start a child worker and wait until its handler runs.
+	 * @param name a name for its output lines
+	 * @param redis where it connects
+	 * @param queue the queue it handles
+	 * @param concurrency its handler's concurrency
+	 * @param properties further Spring properties, {@code name=value}
+	 * @return the running child
+	 */
+	static ChildWorker start(String name, TestRedis redis, String queue, int concurrency, String... properties)
+			throws IOException {
+		String java = ProcessHandle.current()
+			.info()
+			.command()
+			.orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+		List<String> command = new ArrayList<>(List.of(java, "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp",
+				System.getProperty("java.class.path"), CrashTestWorker.class.getName(),
+				"--spring.data.redis.url=" + redis.url(), "--delayed-tasks.key-prefix=" + redis.keyPrefix(),
+				"--crash.queue=" + queue, "--crash.concurrency=" + concurrency, "--spring.main.banner-mode=off",
+				"--logging.level.root=WARN", "--logging.level.dev.delayedtasks=INFO"));
+		for (String property : properties) {
+			command.add("--" + property);
+		}
+		ChildWorker child = new ChildWorker(name, new ProcessBuilder(command).redirectErrorStream(true).start());
+		await().atMost(Duration.ofSeconds(30)).until(() -> child.contains("@@READY") || !child.process.isAlive());
+		assertThat(child.process.isAlive()).as("%s started", name).isTrue();
+		return child;
+	}
+
+	private void readOutput() {
+		try (BufferedReader in = new BufferedReader(
+				new InputStreamReader(this.process.getInputStream(), StandardCharsets.UTF_8))) {
+			String line;
+			while ((line = in.readLine()) != null) {
+				this.lines.add(line);
+				System.out.println("[" + this.name + "] " + line);
+			}
+		}
+		catch (IOException ex) {
+			// the child is gone
+		}
+	}
+
+	boolean contains(String line) {
+		return this.lines.contains(line);
+	}
+
+	/**
+	 * The task ids of the lines starting with {@code prefix}, such as
+	 * {@code "@@STARTED "}.
+	 * @param prefix the line prefix
+	 * @return the ids
+	 */
+	Set<String> ids(String prefix) {
+		Set<String> ids = new HashSet<>();
+		for (String line : this.lines) {
+			if (line.startsWith(prefix)) {
+				ids.add(line.substring(prefix.length()).split(" ")[0]);
+			}
+		}
+		return ids;
+	}
+
+	/**
+	 * Tasks started and not finished (the child's handlers still run them).
+	 * @return the ids
+	 */
+	Set<String> inFlight() {
+		Set<String> running = ids("@@STARTED ");
+		running.removeAll(ids("@@DONE "));
+		return running;
+	}
+
+	long pid() {
+		return this.process.pid();
+	}
+
+	boolean isAlive() {
+		return this.process.isAlive();
+	}
+
+	/** Kill it with SIGKILL and wait until it is gone. */
+	void kill() throws InterruptedException {
+		this.process.destroyForcibly();
+		assertThat(this.process.waitFor(10, TimeUnit.SECONDS)).as("%s killed", this.name).isTrue();
+	}
+
+	/**
+	 * Send it a signal.
+	 * @param signal the signal's name, such as {@code STOP} or {@code CONT}
+	 */
+	void signal(String signal) throws IOException, InterruptedException {
+		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
+		assertThat(kill.waitFor(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(kill.exitValue()).as("kill -%s %s", signal, pid()).isZero();
+	}
+
+	@Override
+	public void close() throws InterruptedException {
+		if (this.process.isAlive()) {
+			// A stopped process cannot die of SIGKILL until the kernel delivers it,
+			// which it does; CONT first only makes the exit prompt.
+			try {
+				signal("CONT");
+			}
+			catch (IOException | AssertionError ex) {
+				// killed below anyway
+			}
+			kill();
+		}
+	}
+
+}

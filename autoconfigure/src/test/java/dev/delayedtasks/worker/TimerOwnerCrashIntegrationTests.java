@@ -1,0 +1,117 @@
+package dev.delayedtasks.worker;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.annotation.DelayedTaskHandler;
+import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.store.RedisQueueStats;
+import dev.delayedtasks.test.TestRedis;
+import dev.delayedtasks.test.WithRedis;
+import dev.delayedtasks.worker.CrashTestWorker.CrashJob;
+import dev.delayedtasks.worker.RunLog.Run;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The process that owns a queue's timer is killed with SIGKILL: the other instance takes
+ * the timer over within its TTL, and tasks due after the kill start on time.
+ */
+@WithRedis(privateServer = true)
+class TimerOwnerCrashIntegrationTests {
+
+	private static final String QUEUE = "timer-crash";
+
+	private static final Duration TIMER_TTL = Duration.ofSeconds(1);
+
+	private static final int TASKS = 6;
+
+	private final TestRedis redis;
+
+	private final ApplicationContextRunner runner;
+
+	TimerOwnerCrashIntegrationTests(TestRedis redis) {
+		this.redis = redis;
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayedTasksAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.url=" + redis.url(), "delayed-tasks.key-prefix=" + redis.keyPrefix(),
+					"delayed-tasks.worker.lease-duration=2s", "delayed-tasks.worker.reap-grace=500ms",
+					"delayed-tasks.worker.timer-ttl=" + TIMER_TTL.toMillis() + "ms",
+					"delayed-tasks.worker.shutdown-timeout=1s");
+	}
+
+	@Test
+	void anotherInstanceTakesTheTimerOverAndDueTasksStartOnTime() throws Exception {
+		try (ChildWorker child = ChildWorker.start("timer-owner", this.redis, QUEUE, 1,
+				"delayed-tasks.worker.lease-duration=2s", "delayed-tasks.worker.reap-grace=500ms",
+				"delayed-tasks.worker.timer-ttl=" + TIMER_TTL.toMillis() + "ms")) {
+			RunLog log = new RunLog();
+			this.runner.withBean(RunLog.class, () -> log).withUserConfiguration(InTestWorker.class).run((context) -> {
+				RedisQueueStats stats = context.getBean(RedisQueueStats.class);
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				await().atMost(Duration.ofSeconds(5)).until(() -> stats.read(QUEUE).timerOwner() != null);
+				String childOwner = stats.read(QUEUE).timerOwner();
+				// The in-test instance started second and waits for the timer.
+				Thread.sleep(TIMER_TTL.toMillis());
+				assertThat(stats.read(QUEUE).timerOwner()).isEqualTo(childOwner);
+
+				List<TaskId> tasks = new ArrayList<>();
+				for (int i = 0; i < TASKS; i++) {
+					// Due after the kill and after the takeover can have happened.
+					tasks.add(scheduler.schedule(QUEUE, new CrashJob(i, 0), Duration.ofMillis(2500 + 250L * i)));
+				}
+				long killedAt = System.nanoTime();
+				child.kill();
+				await().atMost(TIMER_TTL.plusSeconds(3))
+					.until(() -> stats.read(QUEUE).timerOwner() != null
+							&& !childOwner.equals(stats.read(QUEUE).timerOwner()));
+				long takeoverMs = Duration.ofNanos(System.nanoTime() - killedAt).toMillis();
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> tasks.stream().allMatch((id) -> log.of(id).stream().anyMatch(Run::isFinished)));
+				List<Long> lateness = tasks.stream()
+					.map((id) -> log.of(id).get(0).context())
+					.map((task) -> Duration.between(task.dueAt(), task.startedAt()).toMillis())
+					.toList();
+				System.out.println("timer takeover_ms<=" + takeoverMs + " lateness_ms=" + lateness);
+				assertThat(child.ids("@@STARTED ")).as("the killed owner ran none of them").isEmpty();
+				// A dispatcher that only woke up on its block timeout would start them up
+				// to
+				// a second late.
+				assertThat(lateness).allSatisfy((late) -> assertThat(late).isBetween(0L, 300L));
+				for (TaskId id : tasks) {
+					assertThat(log.of(id)).hasSize(1);
+				}
+			});
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class InTestWorker {
+
+		private final RunLog log;
+
+		InTestWorker(RunLog log) {
+			this.log = log;
+		}
+
+		@DelayedTaskHandler(queue = QUEUE, concurrency = "2")
+		void handle(CrashJob job, TaskContext context) {
+			this.log.started("in-test", context, job).finished();
+		}
+
+	}
+
+}
