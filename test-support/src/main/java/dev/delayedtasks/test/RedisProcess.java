@@ -37,7 +37,9 @@ public final class RedisProcess implements RedisServer {
 
 	private final Path binary;
 
-	private final Process process;
+	private final List<String> command;
+
+	private volatile Process process;
 
 	private final int port;
 
@@ -49,10 +51,11 @@ public final class RedisProcess implements RedisServer {
 
 	private final Thread shutdownHook;
 
-	private RedisProcess(RedisKind kind, Path binary, Process process, int port, Path workDirectory,
-			PidFiles pidFiles) {
+	private RedisProcess(RedisKind kind, Path binary, List<String> command, Process process, int port,
+			Path workDirectory, PidFiles pidFiles) {
 		this.kind = kind;
 		this.binary = binary;
+		this.command = command;
 		this.process = process;
 		this.port = port;
 		this.workDirectory = workDirectory;
@@ -97,14 +100,24 @@ public final class RedisProcess implements RedisServer {
 		command.addAll(extraArguments);
 		try {
 			Files.createDirectories(workDirectory);
-			Path log = workDirectory.resolve("redis.log");
+		}
+		catch (IOException ex) {
+			throw new RedisUnavailableException("Could not create " + workDirectory + ": " + ex.getMessage(), ex);
+		}
+		Process process = launch(command, port, workDirectory, pidFiles);
+		return new RedisProcess(kind, binary, List.copyOf(command), process, port, workDirectory, pidFiles);
+	}
+
+	private static Process launch(List<String> command, int port, Path workDirectory, PidFiles pidFiles) {
+		Path log = workDirectory.resolve("redis.log");
+		try {
 			Process process = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(log.toFile())
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
 				.start();
 			pidFiles.record(port, process.pid());
 			try {
 				awaitPong(process, port, log);
-				return new RedisProcess(kind, binary, process, port, workDirectory, pidFiles);
+				return process;
 			}
 			catch (RuntimeException ex) {
 				process.destroyForcibly();
@@ -113,8 +126,36 @@ public final class RedisProcess implements RedisServer {
 			}
 		}
 		catch (IOException ex) {
-			throw new RedisUnavailableException("Could not start " + binary + ": " + ex.getMessage(), ex);
+			throw new RedisUnavailableException("Could not start " + command.get(0) + ": " + ex.getMessage(), ex);
 		}
+	}
+
+	/**
+	 * Kill the server with {@code SIGKILL}, as a crash would: no shutdown, no final save.
+	 * What it keeps is what its persistence settings wrote before the kill.
+	 */
+	public synchronized void kill() {
+		this.process.destroyForcibly();
+		try {
+			if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("redis-server on port " + this.port + " did not die of SIGKILL");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while killing redis-server on port " + this.port, ex);
+		}
+	}
+
+	/**
+	 * Start the server again after {@link #kill()}: same port, same arguments, same
+	 * working directory, so it loads whatever it persisted there.
+	 */
+	public synchronized void restart() {
+		if (this.process.isAlive()) {
+			throw new IllegalStateException("redis-server on port " + this.port + " is still running");
+		}
+		this.process = launch(this.command, this.port, this.workDirectory, this.pidFiles);
 	}
 
 	private static void awaitPong(Process process, int port, Path log) {

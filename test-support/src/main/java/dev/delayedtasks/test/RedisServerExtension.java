@@ -42,7 +42,8 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 		}
 		RedisServer server;
 		try {
-			server = privateServer ? privateServer(context, servers, kind) : sharedServer(context, servers, kind);
+			server = privateServer ? privateServer(context, servers, kind, List.of(settings.arguments()))
+					: sharedServer(context, servers, kind);
 		}
 		catch (RedisUnavailableException ex) {
 			throw new TestAbortedException("No Redis of kind " + kind + " here: " + ex.getMessage(), ex);
@@ -96,9 +97,10 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 			.computeIfAbsent("shared-" + kind, (key) -> servers.shared(kind), RedisServer.class);
 	}
 
-	private static RedisServer privateServer(ExtensionContext context, RedisServers servers, RedisKind kind) {
+	private static RedisServer privateServer(ExtensionContext context, RedisServers servers, RedisKind kind,
+			List<String> arguments) {
 		return context.getStore(NAMESPACE)
-			.computeIfAbsent("private", (key) -> servers.startPrivate(kind, List.of()), RedisServer.class);
+			.computeIfAbsent("private", (key) -> servers.startPrivate(kind, arguments), RedisServer.class);
 	}
 
 }

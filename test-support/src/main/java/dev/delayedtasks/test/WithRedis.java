@@ -41,4 +41,12 @@ public @interface WithRedis {
 	 */
 	boolean privateServer() default false;
 
+	/**
+	 * Further {@code redis-server} arguments for a {@link #privateServer() private}
+	 * server, for example {@code {"--appendonly", "yes"}}. A private server with
+	 * arguments is always a process of this JVM's own, never a container.
+	 * @return the arguments
+	 */
+	String[] arguments() default {};
+
 }
