@@ -1,0 +1,167 @@
+package dev.delayedtasks.worker;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.annotation.DelayedTaskHandler;
+import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.store.StoreInvariantChecks;
+import dev.delayedtasks.test.TestRedis;
+import dev.delayedtasks.test.WithRedis;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Under load, the dispatcher's and the timer's blocking connections are killed with
+ * {@code CLIENT KILL} and the script cache is emptied with {@code SCRIPT FLUSH}, again
+ * and again: every task still runs exactly once and on time.
+ */
+@WithRedis(privateServer = true)
+class ConnectionKillIntegrationTests {
+
+	private static final String QUEUE = "client-kill";
+
+	private static final Duration LOAD = Duration.ofSeconds(6);
+
+	private static final Duration CHAOS_INTERVAL = Duration.ofMillis(400);
+
+	private final TestRedis redis;
+
+	private final ApplicationContextRunner runner;
+
+	ConnectionKillIntegrationTests(TestRedis redis) {
+		this.redis = redis;
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayedTasksAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.url=" + redis.url(), "spring.data.redis.timeout=500ms",
+					"delayed-tasks.key-prefix=" + redis.keyPrefix(), "delayed-tasks.worker.lease-duration=2s",
+					"delayed-tasks.worker.reap-grace=500ms", "delayed-tasks.worker.timer-ttl=1s",
+					"delayed-tasks.worker.shutdown-timeout=1s")
+			.withUserConfiguration(Handlers.class);
+	}
+
+	@Test
+	void killedBlockingConnectionsAndAFlushedScriptCacheLoseAndDelayNothing() throws Exception {
+		RedisClient client = RedisClient.create(this.redis.uri());
+		try (StatefulRedisConnection<String, String> admin = client.connect()) {
+			RedisCommands<String, String> commands = admin.sync();
+			this.runner.run((context) -> {
+				Handlers handlers = context.getBean(Handlers.class);
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				List<String> scheduled = new CopyOnWriteArrayList<>();
+				Thread producer = new Thread(() -> {
+					long end = System.nanoTime() + LOAD.toNanos();
+					for (int i = 0; System.nanoTime() < end; i++) {
+						String name = "job-" + i;
+						scheduler.schedule(QUEUE, new Job(name),
+								Duration.ofMillis(ThreadLocalRandom.current().nextInt(500)));
+						scheduled.add(name);
+						sleep(5);
+					}
+				}, "client-kill-producer");
+				producer.start();
+				int killed = 0;
+				int flushes = 0;
+				int rounds = 0;
+				long end = System.nanoTime() + LOAD.toNanos();
+				while (System.nanoTime() < end) {
+					sleep(CHAOS_INTERVAL.toMillis());
+					for (String id : blockingClientIds(commands.clientList())) {
+						killed += commands.clientKill(KillArgs.Builder.id(Long.parseLong(id))).intValue();
+					}
+					if (++rounds % 2 == 0) {
+						commands.scriptFlush();
+						flushes++;
+					}
+				}
+				producer.join();
+				await().atMost(Duration.ofSeconds(15))
+					.until(() -> scheduled.stream().allMatch((name) -> handlers.runs(name) >= 1));
+				Thread.sleep(2500); // lease + grace: a lost ack would show up as a second
+									// run
+				long maxLateness = handlers.lateness.values().stream().mapToLong(Long::longValue).max().orElse(-1);
+				List<Long> sorted = new ArrayList<>(handlers.lateness.values());
+				sorted.sort(null);
+				long p99 = sorted.get((int) Math.ceil(sorted.size() * 0.99) - 1);
+				System.out.println("client-kill tasks=" + scheduled.size() + " blocking_connections_killed=" + killed
+						+ " script_flushes=" + flushes + " lateness_p99_ms=" + p99 + " lateness_max_ms=" + maxLateness);
+				assertThat(killed).as("blocking connections killed").isGreaterThanOrEqualTo(5);
+				assertThat(scheduled).allSatisfy((name) -> assertThat(handlers.runs(name)).as(name).isEqualTo(1));
+				assertThat(maxLateness).as("no task waited for a dispatcher's block timeout").isLessThan(1000);
+				assertThat(StoreInvariantChecks.violations(context.getBean(StringRedisTemplate.class),
+						this.redis.keyPrefix(), QUEUE))
+					.isEmpty();
+			});
+		}
+		finally {
+			client.shutdown();
+		}
+	}
+
+	/** Clients blocked in a list pop: the dispatchers' and the timers' connections. */
+	private static List<String> blockingClientIds(String clientList) {
+		List<String> ids = new ArrayList<>();
+		for (String line : clientList.split("\n")) {
+			if (line.contains(" cmd=blpop") || line.contains(" cmd=brpop") || line.contains(" cmd=blmove")
+					|| line.contains(" cmd=blmpop")) {
+				ids.add(line.substring(line.indexOf("id=") + 3, line.indexOf(' ', line.indexOf("id="))));
+			}
+		}
+		return ids;
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	record Job(String name) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Handlers {
+
+		private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+
+		final Map<String, Long> lateness = new ConcurrentHashMap<>();
+
+		@DelayedTaskHandler(queue = QUEUE, concurrency = "4")
+		void run(Job job, TaskContext context) {
+			this.lateness.putIfAbsent(job.name(), Duration.between(context.dueAt(), context.startedAt()).toMillis());
+			this.runs.computeIfAbsent(job.name(), (name) -> new AtomicInteger()).incrementAndGet();
+		}
+
+		int runs(String name) {
+			AtomicInteger count = this.runs.get(name);
+			return (count != null) ? count.get() : 0;
+		}
+
+	}
+
+}
