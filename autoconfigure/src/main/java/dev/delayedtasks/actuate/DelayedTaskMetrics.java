@@ -90,6 +90,12 @@ public final class DelayedTaskMetrics implements DelayedTaskListener, MeterBinde
 				.description("Tasks whose lease expired (a crashed or stalled worker) and were taken back")
 				.tag("queue", queue)
 				.register(meters);
+			FunctionCounter
+				.builder(PREFIX + "corrupt", this.snapshots,
+						(snapshots) -> value(snapshots, queue, (stats) -> stats.counter("corrupt")))
+				.description("Tasks dead-lettered because their data in Redis could not be read")
+				.tag("queue", queue)
+				.register(meters);
 		}
 	}
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.QueueStats;
 import dev.delayedtasks.store.RedisQueueStats;
@@ -23,6 +25,8 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.TransientDataAccessException;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
@@ -51,6 +55,8 @@ public final class QueueSnapshots implements SmartLifecycle {
 	private volatile @Nullable Instant refreshedAt;
 
 	private volatile boolean failing;
+
+	private final Set<String> unreadable = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean stopping;
 
@@ -109,7 +115,10 @@ public final class QueueSnapshots implements SmartLifecycle {
 			queues.addAll(this.localQueues.get());
 			Map<String, QueueStats> fresh = new LinkedHashMap<>();
 			for (String queue : queues) {
-				fresh.put(queue, this.stats.read(queue));
+				QueueStats read = readQueue(queue);
+				if (read != null) {
+					fresh.put(queue, read);
+				}
 			}
 			this.snapshot = Collections.unmodifiableMap(fresh);
 			this.refreshedAt = Instant.now();
@@ -125,6 +134,32 @@ public final class QueueSnapshots implements SmartLifecycle {
 				logger.warn("Could not refresh the delayed-tasks queue snapshot: " + ex.getMessage());
 				this.failing = true;
 			}
+		}
+	}
+
+	/**
+	 * One queue's stats, or its last known stats when its keys cannot be read (a key of
+	 * the wrong type under the prefix): one broken queue must not blind the others. Redis
+	 * being out of reach still fails the whole refresh.
+	 */
+	private @Nullable QueueStats readQueue(String queue) {
+		try {
+			QueueStats read = this.stats.read(queue);
+			if (this.unreadable.remove(queue)) {
+				logger.info("Queue '" + queue + "' can be read again");
+			}
+			return read;
+		}
+		catch (TaskStoreException ex) {
+			if (ex.getCause() instanceof DataAccessResourceFailureException
+					|| ex.getCause() instanceof TransientDataAccessException) {
+				throw ex;
+			}
+			if (this.unreadable.add(queue)) {
+				logger.warn("Could not read queue '" + queue + "' for the snapshot; check its keys in Redis: "
+						+ ex.getMessage());
+			}
+			return this.snapshot.get(queue);
 		}
 	}
 

@@ -9,6 +9,7 @@ import java.util.function.ToIntFunction;
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.actuate.CorruptDataReporter;
 import dev.delayedtasks.actuate.QueueSnapshots;
 import dev.delayedtasks.observation.ScheduleObservationConvention;
 import dev.delayedtasks.store.EvictionPolicyCheck;
@@ -137,7 +138,9 @@ public final class DelayedTasksAutoConfiguration {
 					? registry.getEndpoints().stream().map(HandlerEndpoint::queue).collect(Collectors.toSet())
 					: Set.of();
 		};
-		return new QueueSnapshots(stats, index, localQueues, properties.snapshotInterval());
+		QueueSnapshots snapshots = new QueueSnapshots(stats, index, localQueues, properties.snapshotInterval());
+		snapshots.onRefresh(new CorruptDataReporter());
+		return snapshots;
 	}
 
 	@Bean

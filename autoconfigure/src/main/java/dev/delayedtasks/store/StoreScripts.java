@@ -10,6 +10,7 @@ import java.util.Map;
 import dev.delayedtasks.TaskStoreException;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -82,9 +83,20 @@ public final class StoreScripts {
 		catch (DataAccessException ex) {
 			throw new TaskStoreException(
 					"Redis failed to run " + script.fileName() + " for queue '" + queue + "'"
-							+ ((taskId != null) ? " (task " + taskId + ")" : "") + ": " + ex.getMessage(),
+							+ ((taskId != null) ? " (task " + taskId + ")" : "") + ": " + reason(ex),
 					(taskId != null) ? new dev.delayedtasks.TaskId(taskId) : null, ex);
 		}
+	}
+
+	/**
+	 * Redis's own words: a script error arrives as "Error in execution" wrapping the
+	 * server's reply (for example {@code WRONGTYPE ...}).
+	 */
+	private static String reason(DataAccessException ex) {
+		Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
+		String message = (cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getName();
+		return (cause != ex && ex.getMessage() != null && !message.contains(ex.getMessage()))
+				? ex.getMessage() + ": " + message : message;
 	}
 
 	/**

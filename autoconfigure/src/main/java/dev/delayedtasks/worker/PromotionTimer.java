@@ -168,7 +168,7 @@ final class PromotionTimer {
 				return;
 			}
 			if (!this.errorLogged) {
-				logger.warn("Timer of queue '" + this.queue + "' could not reach Redis, retrying: " + ex.getMessage());
+				logger.warn("Timer of queue '" + this.queue + "' failed, retrying: " + ex.getMessage());
 				this.errorLogged = true;
 			}
 			delayMillis = ERROR_RETRY_MILLIS;

@@ -163,6 +163,7 @@ final class QueueWorker implements HandlerContainer {
 		long backOff = 0;
 		long claims = 0;
 		Deque<String> lostClaims = new ArrayDeque<>();
+		ThrottledWarning failures = new ThrottledWarning(logger, Duration.ofMinutes(1));
 		while (this.started) {
 			String claimNonce = null;
 			try {
@@ -189,6 +190,7 @@ final class QueueWorker implements HandlerContainer {
 					}
 				}
 				backOff = 0;
+				failures.reset();
 				if (batch.tasks().size() < wanted && !batch.more()) {
 					if (wake == null) {
 						wake = this.connections.open(this.settings.blockTimeout());
@@ -214,8 +216,8 @@ final class QueueWorker implements HandlerContainer {
 					break;
 				}
 				backOff = Math.min(1000, Math.max(50, backOff * 2));
-				logger.warn("Dispatcher of queue '" + this.endpoint.queue() + "' failed, retrying in " + backOff
-						+ " ms: " + ex.getMessage());
+				failures.warn("Dispatcher of queue '" + this.endpoint.queue() + "' failed, retrying in up to 1 s: "
+						+ ex.getMessage());
 				if (wake != null) {
 					wake.close();
 					wake = null;
