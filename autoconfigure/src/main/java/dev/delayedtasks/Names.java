@@ -1,10 +1,10 @@
 package dev.delayedtasks;
 
 /**
- * The rules for queue names and task ids, which become parts of Redis keys: 1 to 64
- * characters, letters, digits, {@code .}, {@code -}, {@code _} (and {@code :} in ids). No
- * braces, whitespace or control characters, so a name can never change a key's Cluster
- * hash tag.
+ * The rules for queue names, task ids and the key prefix, which become parts of Redis
+ * keys: 1 to 64 characters, letters, digits, {@code .}, {@code -}, {@code _} (and
+ * {@code :} in ids and the prefix). No braces, whitespace or control characters, so a
+ * name can never change a key's Cluster hash tag.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -37,6 +37,19 @@ public final class Names {
 	 */
 	public static String checkTaskId(String id) {
 		return check("Task id", id, true);
+	}
+
+	/**
+	 * Check a key prefix ({@code delayed-tasks.key-prefix}).
+	 * @param prefix the prefix
+	 * @return the prefix
+	 * @throws InvalidTaskRequestException naming the value and the rule when it is
+	 * invalid
+	 */
+	public static String checkKeyPrefix(String prefix) {
+		// Braces in the prefix would come before the queue's hash tag and replace it: an
+		// empty "{}" spreads one queue's keys over several Cluster slots.
+		return check("Key prefix", prefix, true);
 	}
 
 	private static String check(String what, String value, boolean colonAllowed) {

@@ -113,6 +113,25 @@ class NamesTests {
 	}
 
 	@Test
+	void aKeyPrefixFollowsTheIdRule() {
+		assertThat(Names.checkKeyPrefix("dt")).isEqualTo("dt");
+		assertThat(Names.checkKeyPrefix("app:dt-2.v1_x")).isEqualTo("app:dt-2.v1_x");
+		assertThatExceptionOfType(InvalidTaskRequestException.class).isThrownBy(() -> Names.checkKeyPrefix(""))
+			.withMessage("Key prefix '' is invalid: it has 0 characters; " + ID_RULE);
+		assertThatExceptionOfType(InvalidTaskRequestException.class).isThrownBy(() -> Names.checkKeyPrefix(null))
+			.withMessage("Key prefix must not be null");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "{", "}", "{}", " ", "*", "\n", "\u0000" })
+	void aKeyPrefixCannotCarryAHashTagWhitespaceOrControlCharacters(String characters) {
+		String prefix = "dt" + characters;
+		assertThatExceptionOfType(InvalidTaskRequestException.class).isThrownBy(() -> Names.checkKeyPrefix(prefix))
+			.withMessageStartingWith("Key prefix '")
+			.withMessageContaining("at index 2 is not allowed; " + ID_RULE);
+	}
+
+	@Test
 	void theExceptionIsADelayedTaskException() {
 		assertThatExceptionOfType(DelayedTaskException.class).isThrownBy(() -> Names.checkQueue(""));
 	}

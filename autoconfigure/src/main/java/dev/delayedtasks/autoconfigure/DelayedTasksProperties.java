@@ -16,7 +16,7 @@ import org.springframework.util.unit.DataSize;
  *
  * @param enabled whether to enable delayed tasks
  * @param keyPrefix prefix of every Redis key; a queue's keys are
- * {@code <prefix>:{<queue>:0}:<kind>}
+ * {@code <prefix>:{<queue>:0}:<kind>}; 1-64 letters, digits, '.', '-', '_', ':'
  * @param producer how tasks are written
  * @param worker how tasks are leased and recovered
  * @param retry default retry policy of every queue

@@ -4,6 +4,9 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.Names;
+
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -43,12 +46,29 @@ public final class QueueIndex {
 	}
 
 	/**
-	 * Every queue any process registered.
+	 * Every queue any process registered. Members that are not valid queue names are left
+	 * out: only {@link #register(String)} of a checked name writes this set, so such a
+	 * member was written by something else, and it must neither become part of a key nor
+	 * make every listing of the queues fail.
 	 * @return the queues, sorted
 	 */
 	public Set<String> queues() {
 		Set<String> members = this.redis.opsForSet().members(this.key);
-		return (members != null) ? new TreeSet<>(members) : new TreeSet<>();
+		Set<String> queues = new TreeSet<>();
+		if (members != null) {
+			members.stream().filter(QueueIndex::isValidName).forEach(queues::add);
+		}
+		return queues;
+	}
+
+	private static boolean isValidName(String member) {
+		try {
+			Names.checkQueue(member);
+			return true;
+		}
+		catch (InvalidTaskRequestException ex) {
+			return false;
+		}
 	}
 
 }

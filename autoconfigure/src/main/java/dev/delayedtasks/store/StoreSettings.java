@@ -2,6 +2,8 @@ package dev.delayedtasks.store;
 
 import java.time.Duration;
 
+import dev.delayedtasks.Names;
+
 /**
  * The limits and durations the scripts run with.
  *
@@ -25,6 +27,15 @@ import java.time.Duration;
 public record StoreSettings(String keyPrefix, Duration leaseDuration, Duration reapGrace, int maxDeliveries,
 		int promoteLimit, int reapLimit, int fanoutBatch, long claimByteBudget, Duration deadLetterMaxAge,
 		int deadLetterMaxCount, int trimLimit, Duration tombstoneTtl) {
+
+	/**
+	 * Create settings, checking the key prefix against
+	 * {@link Names#checkKeyPrefix(String)}: it starts every key, so it is validated like
+	 * a queue name before any key is made from it.
+	 */
+	public StoreSettings {
+		Names.checkKeyPrefix(keyPrefix);
+	}
 
 	/**
 	 * The canonical defaults with the given key prefix and lease.

@@ -120,6 +120,16 @@ class BadInputIntegrationTests {
 		assertRejected(() -> this.fixture.deadLetters.purge("a b"), "Queue name 'a b'", NAME_RULE);
 	}
 
+	@Test
+	void queueIndexMembersThatAreNotValidNamesNeverBecomeKeys() {
+		// A prefix of its own: the other tests assert that nothing exists under theirs.
+		String prefix = this.testRedis.keyPrefix() + "-index";
+		QueueIndex index = new QueueIndex(this.fixture.redis, prefix);
+		index.register("emails");
+		this.fixture.redis.opsForSet().add(prefix + ":queues", "bad}name", "two words", "*", "x".repeat(65), "");
+		assertThat(index.queues()).containsExactly("emails");
+	}
+
 	// ids
 
 	@Test

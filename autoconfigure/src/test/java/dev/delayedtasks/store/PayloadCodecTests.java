@@ -7,6 +7,7 @@ import java.util.Map;
 
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.store.PayloadCodec.Envelope;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.type.TypeReference;
@@ -231,6 +232,26 @@ class PayloadCodecTests {
 		String withProperty = "{\"h\":{},\"b\":{\"@class\":\"" + Item.class.getName() + "\",\"name\":\"a\",\"n\":1}}";
 		Object map = typed.convert(typed.read(withProperty).body(), typed.type(Object.class));
 		assertThat(map).isInstanceOf(Map.class);
+	}
+
+	@Test
+	void aClassNameInAStoredPayloadNeverChoosesWhatIsInstantiated() {
+		JsonMapper typing = JsonMapper.builder()
+			.activateDefaultTypingAsProperty(ANYTHING, DefaultTyping.NON_FINAL_AND_RECORDS, "@class")
+			.build();
+		PayloadCodec typed = new PayloadCodec(typing, DataSize.ofKilobytes(64));
+		String gadget = "{\"@class\":\"java.lang.ProcessBuilder\",\"command\":[\"touch\",\"/tmp/owned\"]}";
+		assertThat(
+				typing.readValue("{\"@class\":\"" + Item.class.getName() + "\",\"name\":\"a\",\"n\":1}", Object.class))
+			.as("the application's mapper instantiates whatever a payload names")
+			.isInstanceOf(Item.class);
+		JsonNode body = typed.read("{\"h\":{},\"b\":" + gadget + "}").body();
+		Object untyped = typed.convert(body, typed.type(Object.class));
+		assertThat(untyped).asInstanceOf(InstanceOfAssertFactories.MAP)
+			.containsEntry("@class", "java.lang.ProcessBuilder");
+		JsonNode item = typed.read("{\"h\":{},\"b\":{\"@class\":\"java.lang.ProcessBuilder\",\"name\":\"a\",\"n\":1}}")
+			.body();
+		assertThat(typed.<Object>convert(item, typed.type(Item.class))).isEqualTo(new Item("a", 1));
 	}
 
 	record Item(String name, int n) {

@@ -1,35 +1,130 @@
 package dev.delayedtasks.sample;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Base64;
 
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
+import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.NestedExceptionUtils;
+import org.springframework.security.crypto.factory.PasswordEncoderFactories;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 import static org.awaitility.Awaitility.await;
 
 /**
  * The sample's Actuator surface over HTTP: the delayedtasks endpoint (read-only by
- * default, writes when access is unrestricted, 400 and 404 answers), the health details
- * and the Prometheus scrape.
+ * default, writes when access is unrestricted, 400 and 404 answers), who may call what
+ * (health and info open, reads for any user, writes for admins), the health details and
+ * the Prometheus scrape.
  */
 @WithRedis
 class ActuatorIntegrationTests {
 
+	private static final Login USER = new Login("user", "reader-secret");
+
+	private static final Login ADMIN = new Login("admin", "admin-secret");
+
+	/** The admin's password as an operator would configure it: hashed. */
+	private static final String ADMIN_PASSWORD_HASH = PasswordEncoderFactories.createDelegatingPasswordEncoder()
+		.encode(ADMIN.password());
+
 	private final HttpClient http = HttpClient.newHttpClient();
+
+	@Test
+	void healthAndInfoAreOpenButShowNoDetailsToAnonymousCallers(TestRedis redis) throws Exception {
+		try (ConfigurableApplicationContext context = start(redis, "open")) {
+			HttpResponse<String> health = get(context, null, "/actuator/health");
+			assertThat(health.statusCode()).isEqualTo(200);
+			assertThat(health.body()).contains("\"status\":\"UP\"")
+				.doesNotContain("components", "redis", "delayedTasks");
+			assertThat(get(context, null, "/actuator/info").statusCode()).isEqualTo(200);
+			assertThat(get(context, USER, "/actuator/health").body()).contains("\"status\":\"UP\"", "\"redis\"",
+					"\"delayedTasks\"");
+		}
+	}
+
+	@Test
+	void anonymousCallersAndWrongPasswordsAreAskedToLogIn(TestRedis redis) throws Exception {
+		try (ConfigurableApplicationContext context = start(redis, "anonymous")) {
+			for (String path : new String[] { "/actuator", "/actuator/delayedtasks", "/actuator/delayedtasks/reminders",
+					"/actuator/prometheus", "/actuator/metrics" }) {
+				HttpResponse<String> response = get(context, null, path);
+				assertThat(response.statusCode()).as(path).isEqualTo(401);
+				assertThat(response.headers().firstValue("WWW-Authenticate")).as(path)
+					.hasValueSatisfying((value) -> assertThat(value).startsWith("Basic realm="));
+			}
+			HttpResponse<String> pause = post(context, null, "/actuator/delayedtasks/reminders",
+					"{\"action\":\"pause\"}");
+			assertThat(pause.statusCode()).isEqualTo(401);
+			assertThat(pause.body()).as("Boot's error body, rendered by the open /error path")
+				.contains("\"status\":401");
+			assertThat(delete(context, null, "/actuator/delayedtasks/reminders").statusCode()).isEqualTo(401);
+			assertThat(get(context, new Login("user", "wrong"), "/actuator/delayedtasks").statusCode()).isEqualTo(401);
+			assertThat(get(context, new Login("admin", USER.password()), "/actuator/delayedtasks").statusCode())
+				.isEqualTo(401);
+			assertThat(isPaused(context)).isFalse();
+		}
+	}
+
+	@Test
+	void aUserReadsButEveryWriteIsForbidden(TestRedis redis) throws Exception {
+		try (ConfigurableApplicationContext context = start(redis, "user")) {
+			TaskId id = context.getBean(DelayedTaskScheduler.class)
+				.schedule("reminders", new Reminder("ada", "x"), Duration.ofHours(1));
+			assertThat(get(context, USER, "/actuator/delayedtasks").statusCode()).isEqualTo(200);
+			assertThat(get(context, USER, "/actuator/delayedtasks/reminders/" + id).statusCode()).isEqualTo(200);
+			assertThat(post(context, USER, "/actuator/delayedtasks/reminders", "{\"action\":\"pause\"}").statusCode())
+				.isEqualTo(403);
+			assertThat(post(context, USER, "/actuator/delayedtasks/reminders/" + id, "{\"action\":\"cancel\"}")
+				.statusCode()).isEqualTo(403);
+			assertThat(delete(context, USER, "/actuator/delayedtasks/reminders").statusCode()).isEqualTo(403);
+			assertThat(isPaused(context)).isFalse();
+			assertThat(context.getBean(DelayedTaskScheduler.class).find("reminders", id)).isPresent();
+		}
+	}
+
+	@Test
+	void anAdminWritesAndTheWriteTakesEffect(TestRedis redis) throws Exception {
+		try (ConfigurableApplicationContext context = start(redis, "admin")) {
+			HttpResponse<String> pause = post(context, ADMIN, "/actuator/delayedtasks/reminders",
+					"{\"action\":\"pause\"}");
+			assertThat(pause.statusCode()).isEqualTo(200);
+			assertThat(pause.body()).contains("\"action\":\"pause\"");
+			assertThat(isPaused(context)).isTrue();
+			assertThat(get(context, USER, "/actuator/delayedtasks/reminders").body()).contains("\"paused\":true");
+			assertThat(post(context, ADMIN, "/actuator/delayedtasks/reminders", "{\"action\":\"resume\"}").statusCode())
+				.isEqualTo(200);
+			assertThat(isPaused(context)).isFalse();
+		}
+	}
+
+	@Test
+	void aPasswordWithoutItsEncodingIdStopsStartupWithoutBeingShown(TestRedis redis) {
+		assertThatException()
+			.isThrownBy(() -> new SpringApplicationBuilder(SampleApplication.class).run(
+					"--spring.data.redis.url=" + redis.url(), "--sample.demo-tasks=false", "--server.port=0",
+					"--sample.security.admin-password=plain-secret"))
+			.satisfies((ex) -> assertThat(NestedExceptionUtils.getMostSpecificCause(ex))
+				.hasMessageStartingWith("sample.security.admin-password must be an encoded password")
+				.hasMessageNotContaining("plain-secret"));
+	}
 
 	@Test
 	void endpointReadsQueuesOneQueueAndOneTaskButNeverPayloads(TestRedis redis) throws Exception {
@@ -37,13 +132,13 @@ class ActuatorIntegrationTests {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			TaskId id = scheduler.schedule(
 					TaskRequest.of("reminders", new Reminder("ada", "secret-payload-text")).delay(Duration.ofHours(1)));
-			HttpResponse<String> queues = get(context, "/actuator/delayedtasks");
+			HttpResponse<String> queues = get(context, USER, "/actuator/delayedtasks");
 			assertThat(queues.statusCode()).isEqualTo(200);
 			assertThat(queues.body())
 				.contains("\"name\":\"reminders\"", "\"scheduled\":1", "\"handlers\":[{\"id\":\"demoHandlers.remind\"")
 				.doesNotContain("secret-payload-text");
-			assertThat(get(context, "/actuator/delayedtasks/reminders").body()).contains("\"deadLetters\":[]");
-			HttpResponse<String> task = get(context, "/actuator/delayedtasks/reminders/" + id);
+			assertThat(get(context, USER, "/actuator/delayedtasks/reminders").body()).contains("\"deadLetters\":[]");
+			HttpResponse<String> task = get(context, USER, "/actuator/delayedtasks/reminders/" + id);
 			assertThat(task.statusCode()).isEqualTo(200);
 			assertThat(task.body()).contains("\"state\":\"SCHEDULED\"").doesNotContain("secret-payload-text");
 		}
@@ -51,52 +146,55 @@ class ActuatorIntegrationTests {
 
 	@Test
 	void endpointAnswers404ForUnknownAnd400ForInvalidNames(TestRedis redis) throws Exception {
-		try (ConfigurableApplicationContext context = start(redis, "errors",
-				"--management.endpoint.delayedtasks.access=unrestricted")) {
-			assertThat(get(context, "/actuator/delayedtasks/no-such-queue").statusCode()).isEqualTo(404);
-			assertThat(get(context, "/actuator/delayedtasks/reminders/no-such-task").statusCode()).isEqualTo(404);
-			assertThat(post(context, "/actuator/delayedtasks/no-such-queue", "{\"action\":\"pause\"}").statusCode())
+		try (ConfigurableApplicationContext context = start(redis, "errors")) {
+			assertThat(get(context, USER, "/actuator/delayedtasks/no-such-queue").statusCode()).isEqualTo(404);
+			assertThat(get(context, USER, "/actuator/delayedtasks/reminders/no-such-task").statusCode()).isEqualTo(404);
+			assertThat(
+					post(context, ADMIN, "/actuator/delayedtasks/no-such-queue", "{\"action\":\"pause\"}").statusCode())
 				.isEqualTo(404);
-			assertThat(post(context, "/actuator/delayedtasks/reminders/no-such-task", "{\"action\":\"cancel\"}")
+			assertThat(post(context, ADMIN, "/actuator/delayedtasks/reminders/no-such-task", "{\"action\":\"cancel\"}")
 				.statusCode()).isEqualTo(404);
-			HttpResponse<String> invalid = get(context, "/actuator/delayedtasks/bad%20name");
+			HttpResponse<String> invalid = get(context, USER, "/actuator/delayedtasks/bad%20name");
 			assertThat(invalid.statusCode()).isEqualTo(400);
-			assertThat(post(context, "/actuator/delayedtasks/reminders", "{\"action\":\"explode\"}").statusCode())
+			assertThat(get(context, USER, "/actuator/delayedtasks/reminders/%7Bother%7D").statusCode()).isEqualTo(400);
+			assertThat(
+					post(context, ADMIN, "/actuator/delayedtasks/reminders", "{\"action\":\"explode\"}").statusCode())
 				.isEqualTo(400);
 		}
 	}
 
 	@Test
 	void writesAreDeniedWhileTheEndpointIsReadOnly(TestRedis redis) throws Exception {
-		try (ConfigurableApplicationContext context = start(redis, "readonly")) {
+		// The library's default, which the sample's application.yml overrides.
+		try (ConfigurableApplicationContext context = start(redis, "readonly",
+				"--management.endpoint.delayedtasks.access=read-only")) {
 			TaskId id = context.getBean(DelayedTaskScheduler.class)
 				.schedule("reminders", new Reminder("ada", "x"), Duration.ofHours(1));
-			assertThat(post(context, "/actuator/delayedtasks/reminders/" + id, "{\"action\":\"cancel\"}").statusCode())
-				.isIn(404, 405);
-			assertThat(delete(context, "/actuator/delayedtasks/reminders").statusCode()).isIn(404, 405);
+			assertThat(post(context, ADMIN, "/actuator/delayedtasks/reminders/" + id, "{\"action\":\"cancel\"}")
+				.statusCode()).isIn(404, 405);
+			assertThat(delete(context, ADMIN, "/actuator/delayedtasks/reminders").statusCode()).isIn(404, 405);
 			assertThat(context.getBean(DelayedTaskScheduler.class).find("reminders", id)).isPresent();
 		}
 	}
 
 	@Test
 	void writesPauseResumeCancelRedriveAndPurgeWhenAccessIsUnrestricted(TestRedis redis) throws Exception {
-		try (ConfigurableApplicationContext context = start(redis, "write",
-				"--management.endpoint.delayedtasks.access=unrestricted")) {
+		try (ConfigurableApplicationContext context = start(redis, "write")) {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			TaskId later = scheduler.schedule("reminders", new Reminder("ada", "x"), Duration.ofHours(1));
-			HttpResponse<String> cancel = post(context, "/actuator/delayedtasks/reminders/" + later,
+			HttpResponse<String> cancel = post(context, ADMIN, "/actuator/delayedtasks/reminders/" + later,
 					"{\"action\":\"cancel\"}");
 			assertThat(cancel.statusCode()).isEqualTo(200);
 			assertThat(cancel.body()).contains("\"affected\":1");
 			assertThat(scheduler.find("reminders", later)).isEmpty();
 
-			assertThat(post(context, "/actuator/delayedtasks/reminders", "{\"action\":\"pause\"}").statusCode())
+			assertThat(post(context, ADMIN, "/actuator/delayedtasks/reminders", "{\"action\":\"pause\"}").statusCode())
 				.isEqualTo(200);
 			scheduler.schedule("reminders", new Reminder("linus", "while paused"), Duration.ofMillis(100));
 			Thread.sleep(600);
-			assertThat(get(context, "/actuator/delayedtasks/reminders").body()).contains("\"paused\":true",
+			assertThat(get(context, USER, "/actuator/delayedtasks/reminders").body()).contains("\"paused\":true",
 					"\"ready\":1");
-			assertThat(post(context, "/actuator/delayedtasks/reminders", "{\"action\":\"resume\"}").statusCode())
+			assertThat(post(context, ADMIN, "/actuator/delayedtasks/reminders", "{\"action\":\"resume\"}").statusCode())
 				.isEqualTo(200);
 			DemoHandlers handlers = context.getBean(DemoHandlers.class);
 			await().atMost(Duration.ofSeconds(10))
@@ -104,19 +202,19 @@ class ActuatorIntegrationTests {
 
 			TaskId doomed = scheduler.schedule(TaskRequest.of("doomed", new Reminder("nobody", "x")).maxAttempts(1));
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> get(context, "/actuator/delayedtasks/doomed").body().contains(doomed.value()));
-			assertThat(get(context, "/actuator/delayedtasks/doomed").body()).contains(
+				.until(() -> get(context, USER, "/actuator/delayedtasks/doomed").body().contains(doomed.value()));
+			assertThat(get(context, USER, "/actuator/delayedtasks/doomed").body()).contains(
 					"\"exceptionType\":\"java.lang.IllegalArgumentException\"",
 					"\"message\":\"No mailbox for user nobody\"");
-			HttpResponse<String> redrive = post(context, "/actuator/delayedtasks/doomed/" + doomed,
+			HttpResponse<String> redrive = post(context, ADMIN, "/actuator/delayedtasks/doomed/" + doomed,
 					"{\"action\":\"redrive\"}");
 			assertThat(redrive.statusCode()).isEqualTo(200);
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> get(context, "/actuator/delayedtasks/doomed").body().contains(doomed.value()));
-			HttpResponse<String> purge = delete(context, "/actuator/delayedtasks/doomed");
+				.until(() -> get(context, USER, "/actuator/delayedtasks/doomed").body().contains(doomed.value()));
+			HttpResponse<String> purge = delete(context, ADMIN, "/actuator/delayedtasks/doomed");
 			assertThat(purge.statusCode()).isEqualTo(200);
 			assertThat(purge.body()).contains("\"action\":\"purge\"", "\"affected\":1");
-			assertThat(get(context, "/actuator/delayedtasks/doomed").body()).contains("\"deadLetters\":[]");
+			assertThat(get(context, USER, "/actuator/delayedtasks/doomed").body()).contains("\"deadLetters\":[]");
 		}
 	}
 
@@ -130,7 +228,7 @@ class ActuatorIntegrationTests {
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> handlers.events().stream().anyMatch((event) -> event.startsWith("reminded ada")));
 			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-				String scrape = get(context, "/actuator/prometheus").body();
+				String scrape = get(context, USER, "/actuator/prometheus").body();
 				assertThat(scrape).contains("delayed_tasks_lateness_seconds_bucket{queue=\"reminders\"",
 						"delayed_tasks_started_total{handler=\"demoHandlers.remind\",queue=\"reminders\"}",
 						"delayed_tasks_succeeded_total{handler=\"demoHandlers.remind\",queue=\"reminders\"}",
@@ -138,40 +236,60 @@ class ActuatorIntegrationTests {
 						"delayed_tasks_size{queue=\"reminders\",state=\"scheduled\"}",
 						"delayed_tasks_run_seconds_count{");
 			});
-			String health = get(context, "/actuator/health").body();
+			String health = get(context, USER, "/actuator/health").body();
 			assertThat(health).contains("\"delayedTasks\"", "\"reminders\"", "\"timerOwner\"");
 		}
 	}
 
 	private static ConfigurableApplicationContext start(TestRedis redis, String suffix, String... extra) {
-		String[] args = Arrays.copyOf(extra, extra.length + 4);
+		String[] args = Arrays.copyOf(extra, extra.length + 6);
 		args[extra.length] = "--spring.data.redis.url=" + redis.url();
 		args[extra.length + 1] = "--delayed-tasks.key-prefix=" + redis.keyPrefix() + "-" + suffix;
 		args[extra.length + 2] = "--sample.demo-tasks=false";
 		args[extra.length + 3] = "--server.port=0";
+		args[extra.length + 4] = "--sample.security.user-password={noop}" + USER.password();
+		args[extra.length + 5] = "--sample.security.admin-password=" + ADMIN_PASSWORD_HASH;
 		return new SpringApplicationBuilder(SampleApplication.class).run(args);
 	}
 
-	private HttpResponse<String> get(ConfigurableApplicationContext context, String path) throws Exception {
-		return this.http.send(HttpRequest.newBuilder(uri(context, path)).build(), HttpResponse.BodyHandlers.ofString());
+	private static boolean isPaused(ConfigurableApplicationContext context) {
+		return context.getBean(DelayedTaskHandlerRegistry.class).isPaused("reminders");
 	}
 
-	private HttpResponse<String> post(ConfigurableApplicationContext context, String path, String json)
+	private HttpResponse<String> get(ConfigurableApplicationContext context, @Nullable Login login, String path)
 			throws Exception {
-		return this.http.send(HttpRequest.newBuilder(uri(context, path))
-			.header("Content-Type", "application/json")
-			.POST(HttpRequest.BodyPublishers.ofString(json))
-			.build(), HttpResponse.BodyHandlers.ofString());
+		return send(request(context, login, path));
 	}
 
-	private HttpResponse<String> delete(ConfigurableApplicationContext context, String path) throws Exception {
-		return this.http.send(HttpRequest.newBuilder(uri(context, path)).DELETE().build(),
-				HttpResponse.BodyHandlers.ofString());
+	private HttpResponse<String> post(ConfigurableApplicationContext context, @Nullable Login login, String path,
+			String json) throws Exception {
+		return send(request(context, login, path).header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(json)));
 	}
 
-	private static URI uri(ConfigurableApplicationContext context, String path) {
+	private HttpResponse<String> delete(ConfigurableApplicationContext context, @Nullable Login login, String path)
+			throws Exception {
+		return send(request(context, login, path).DELETE());
+	}
+
+	private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private static HttpRequest.Builder request(ConfigurableApplicationContext context, @Nullable Login login,
+			String path) {
 		int port = ((WebServerApplicationContext) context).getWebServer().getPort();
-		return URI.create("http://127.0.0.1:" + port + path);
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
+		if (login != null) {
+			String credentials = login.name() + ":" + login.password();
+			request.header("Authorization",
+					"Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
+		}
+		return request;
+	}
+
+	/** Credentials for HTTP Basic; {@code null} where a test calls anonymously. */
+	record Login(String name, String password) {
 	}
 
 }

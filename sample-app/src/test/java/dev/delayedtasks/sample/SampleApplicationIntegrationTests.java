@@ -6,11 +6,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -28,7 +31,9 @@ class SampleApplicationIntegrationTests {
 		try (ConfigurableApplicationContext context = start("--spring.data.redis.url=" + redis.url(),
 				"--delayed-tasks.key-prefix=" + redis.keyPrefix(), "--sample.demo-tasks=false")) {
 			assertThat(context.getEnvironment().getProperty("spring.data.redis.url")).isEqualTo(redis.url());
-			assertThat(health(context)).contains("\"status\":\"UP\"").contains("\"redis\"");
+			assertThat(health(context, null)).contains("\"status\":\"UP\"").doesNotContain("redis");
+			// The documented demo login of application.yml.
+			assertThat(health(context, "user:user-demo-password")).contains("\"status\":\"UP\"").contains("\"redis\"");
 		}
 	}
 
@@ -62,7 +67,7 @@ class SampleApplicationIntegrationTests {
 				"--sample.demo-tasks=false")) {
 			url = context.getEnvironment().getProperty("spring.data.redis.url");
 			assertThat(url).isNotEqualTo("redis://127.0.0.1:" + deadPort);
-			assertThat(health(context)).contains("\"status\":\"UP\"");
+			assertThat(health(context, null)).contains("\"status\":\"UP\"");
 		}
 		int localPort = URI.create(url).getPort();
 		assertThat(canConnect(localPort)).isFalse();
@@ -72,11 +77,17 @@ class SampleApplicationIntegrationTests {
 		return new SpringApplicationBuilder(SampleApplication.class).run(concat(args, "--server.port=0"));
 	}
 
-	private static String health(ConfigurableApplicationContext context) throws Exception {
+	private static String health(ConfigurableApplicationContext context, @Nullable String credentials)
+			throws Exception {
 		int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+		HttpRequest.Builder request = HttpRequest
+			.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"));
+		if (credentials != null) {
+			request.header("Authorization",
+					"Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
+		}
 		HttpResponse<String> response = HttpClient.newHttpClient()
-			.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health")).build(),
-					HttpResponse.BodyHandlers.ofString());
+			.send(request.build(), HttpResponse.BodyHandlers.ofString());
 		assertThat(response.statusCode()).isEqualTo(200);
 		return response.body();
 	}
