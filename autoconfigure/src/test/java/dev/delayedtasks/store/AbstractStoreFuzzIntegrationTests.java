@@ -731,11 +731,21 @@ abstract class AbstractStoreFuzzIntegrationTests {
 		private void claim() {
 			String queue = queue();
 			int max = 1 + this.random.nextInt(3);
-			ClaimBatch batch = fixture().store.claim(queue, max, this.nonce);
+			String claimNonce = this.nonce + "." + (this.claims + 1);
+			ClaimBatch batch = fixture().store.claim(queue, max, claimNonce);
 			assertThat(batch.tasks().size()).isLessThanOrEqualTo(max);
+			if (!batch.tasks().isEmpty() && this.random.nextInt(100) < 5) {
+				// The reply is lost (a timeout): only recover can give these tasks back
+				// before their leases expire.
+				this.claims++;
+				int recovered = fixture().store.recover(queue, List.of(claimNonce));
+				assertThat(recovered).isLessThanOrEqualTo(batch.tasks().size());
+				this.model.count("recover " + recovered + " of " + batch.tasks().size());
+				return;
+			}
 			long now = System.nanoTime();
 			for (ClaimedTask task : batch.tasks()) {
-				assertThat(task.token()).startsWith(this.nonce + ":");
+				assertThat(task.token()).startsWith(claimNonce + ":");
 				long life = this.model.lifeOf(task);
 				this.model.claimed(queue, task, life, "thread " + this.index);
 				// most runs finish at once; some stall past their lease and grace
