@@ -25,6 +25,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param backlog the backlog workload
  * @param memory the memory workload
  * @param steady the steady workload
+ * @param soak the soak, which only runs when named ({@code --workload=soak}) and is not
+ * shrunk by {@link Size#TINY}
  * @author delayed-tasks
  * @since 0.1.0
  */
@@ -32,7 +34,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record BenchmarkProperties(@DefaultValue("all") String workload, @DefaultValue("full") Size size,
 		@Nullable Path reportDir, @DefaultValue("42") long seed, @DefaultValue("5000") int warmupTasks,
 		@DefaultValue Delayed delayed, @DefaultValue Immediate immediate, @DefaultValue Retry retry,
-		@DefaultValue Backlog backlog, @DefaultValue Memory memory, @DefaultValue Steady steady) {
+		@DefaultValue Backlog backlog, @DefaultValue Memory memory, @DefaultValue Steady steady,
+		@DefaultValue Soak soak) {
 
 	/**
 	 * Create the properties, replacing every size by its smoke size when {@code size} is
@@ -147,6 +150,27 @@ public record BenchmarkProperties(@DefaultValue("all") String workload, @Default
 		int tasks() {
 			return (int) (this.rate * this.duration.toMillis() / 1000);
 		}
+
+	}
+
+	/**
+	 * Mixed load for {@code duration} on worker processes of their own, with a worker
+	 * killed every {@code minKillInterval} to {@code maxKillInterval} and Redis stopped
+	 * once for {@code outage}; every task must end in exactly one terminal state.
+	 *
+	 * @param duration how long tasks are scheduled
+	 * @param rate tasks scheduled per second
+	 * @param maxDelay the longest delay of a task (delays are uniform in [0, max])
+	 * @param workers how many worker processes run at once
+	 * @param minKillInterval the shortest time between two worker kills
+	 * @param maxKillInterval the longest time between two worker kills
+	 * @param outage how long Redis is stopped, once, a third into the run; zero for no
+	 * outage (there is none with {@code --redis-url}: only a private server is stopped)
+	 */
+	public record Soak(@DefaultValue("10m") Duration duration, @DefaultValue("50") int rate,
+			@DefaultValue("5s") Duration maxDelay, @DefaultValue("2") int workers,
+			@DefaultValue("20s") Duration minKillInterval, @DefaultValue("40s") Duration maxKillInterval,
+			@DefaultValue("30s") Duration outage) {
 
 	}
 

@@ -24,7 +24,8 @@ import org.springframework.util.StringUtils;
  * Points the benchmarks at their Redis before any bean exists: the server given by
  * {@code --redis-url}, or else a private {@code redis-server} started the way the tests
  * start one and stopped when the application ends. Also gives the run a key prefix of its
- * own ({@code bench-<random>}) unless {@code delayed-tasks.key-prefix} is set.
+ * own ({@code bench-<random>}) unless {@code delayed-tasks.key-prefix} is set. A private
+ * server is also registered as a {@link RedisServer} bean.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -64,8 +65,12 @@ class BenchmarkRedisEnvironmentPostProcessor implements EnvironmentPostProcessor
 			properties.put("spring.data.redis.url", server.url());
 			properties.put(REDIS_ORIGIN, "private");
 			// Registered first, so destroyed last: after the handlers have stopped.
-			application.addInitializers((context) -> ((DefaultListableBeanFactory) context.getBeanFactory())
-				.registerDisposableBean("benchmarkRedis", server::close));
+			// Also a bean, for the soak, which stops the process for a while.
+			application.addInitializers((context) -> {
+				DefaultListableBeanFactory beanFactory = (DefaultListableBeanFactory) context.getBeanFactory();
+				beanFactory.registerDisposableBean("benchmarkRedis", server::close);
+				beanFactory.registerSingleton("benchmarkRedisServer", server);
+			});
 		}
 		environment.getPropertySources().addFirst(new MapPropertySource("benchmarkRedis", properties));
 	}

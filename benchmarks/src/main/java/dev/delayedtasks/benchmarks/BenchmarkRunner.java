@@ -14,18 +14,21 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.ExitCodeGenerator;
+import org.springframework.context.annotation.Profile;
 import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 /**
  * Runs the chosen workloads after a warm-up, prints the header line and one line per
  * result, writes the HTML report and deletes the run's keys. The exit code is 1 when a
- * task started early, was lost or ran twice.
+ * task started early, was lost or ran twice. Not in a soak worker process, which only
+ * runs its handler.
  *
  * @author delayed-tasks
  * @since 0.1.0
  */
 @Component
+@Profile("!" + SoakWorkerRunner.PROFILE)
 class BenchmarkRunner implements ApplicationRunner, ExitCodeGenerator {
 
 	private static final Log logger = LogFactory.getLog(BenchmarkRunner.class);
@@ -66,7 +69,9 @@ class BenchmarkRunner implements ApplicationRunner, ExitCodeGenerator {
 				this.redis.keyPrefix(), this.properties);
 		this.out.println(facts.line());
 		try {
-			this.warmup.run();
+			if (chosen.stream().anyMatch((workload) -> !workload.manual())) {
+				this.warmup.run();
+			}
 			for (Workload workload : chosen) {
 				logger.info("Running workload " + workload.name());
 				for (WorkloadResult result : workload.run()) {
@@ -87,7 +92,7 @@ class BenchmarkRunner implements ApplicationRunner, ExitCodeGenerator {
 
 	private List<Workload> chosen(String names) {
 		if ("all".equalsIgnoreCase(names.trim())) {
-			return this.workloads;
+			return this.workloads.stream().filter((workload) -> !workload.manual()).toList();
 		}
 		return Arrays.stream(names.split(",")).map(String::trim).map(this::workload).toList();
 	}

@@ -21,6 +21,8 @@ final class Queues {
 
 	static final String STEADY = "bench-steady";
 
+	static final String SOAK = "bench-soak";
+
 	// Memory per task depends on key length: the memory queues have names of a typical
 	// length (like "emails").
 	static final String MEMORY_SCHEDULED = "msched";

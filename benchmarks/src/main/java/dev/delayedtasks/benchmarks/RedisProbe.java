@@ -2,13 +2,17 @@ package dev.delayedtasks.benchmarks;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 
 import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.store.QueueStats;
 import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.store.StoreSettings;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.Cursor;
@@ -111,6 +115,25 @@ class RedisProbe {
 			Pause.millis(20);
 		}
 		return false;
+	}
+
+	/**
+	 * The ids in a queue's schedule, ready list and lease set: tasks that are not done
+	 * yet, plus hints that cancelled or rescheduled tasks left in the ready list.
+	 * @param queue the queue
+	 * @return the ids
+	 */
+	Set<String> queuedIds(String queue) {
+		PartitionKeys keys = keys(queue);
+		Set<String> ids = new HashSet<>();
+		ids.addAll(orEmpty(this.redis.opsForZSet().range(keys.sched(), 0, -1)));
+		ids.addAll(orEmpty(this.redis.opsForZSet().range(keys.lease(), 0, -1)));
+		ids.addAll(orEmpty(this.redis.opsForList().range(keys.ready(), 0, -1)));
+		return ids;
+	}
+
+	private static <T> Collection<T> orEmpty(@Nullable Collection<T> values) {
+		return (values != null) ? values : List.of();
 	}
 
 	/**

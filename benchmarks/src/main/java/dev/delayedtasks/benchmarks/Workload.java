@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * A workload the benchmarks can run by name. Implementations are beans, in the order
- * {@code --workload=all} runs them.
+ * {@code --workload=all} runs them (manual ones excepted).
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -22,5 +22,14 @@ interface Workload {
 	 * @return one result per reported figure (most workloads have one)
 	 */
 	List<WorkloadResult> run();
+
+	/**
+	 * Whether the workload runs only when named: {@code all} leaves it out, and it needs
+	 * no warm-up because it measures no latency (the soak, which runs for minutes).
+	 * @return whether the workload is manual
+	 */
+	default boolean manual() {
+		return false;
+	}
 
 }
