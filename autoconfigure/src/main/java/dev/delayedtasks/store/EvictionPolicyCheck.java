@@ -53,7 +53,7 @@ public final class EvictionPolicyCheck {
 			policy = (info != null) ? info.getProperty("maxmemory_policy") : null;
 		}
 		catch (DataAccessException ex) {
-			logger.warn("Could not read Redis's maxmemory-policy (INFO memory: " + ex.getMessage()
+			logger.warn("Could not read Redis's maxmemory-policy (INFO memory: " + StoreScripts.reason(ex)
 					+ "); make sure it is noeviction, or an eviction can delete tasks");
 			return;
 		}

@@ -44,24 +44,28 @@ public final class LayoutVersion {
 	/**
 	 * Check every known queue's layout version.
 	 * @throws DelayedTaskException naming the queue, both versions and what to do, on a
-	 * mismatch
+	 * mismatch; or naming the missing permission when Redis's ACL refuses the read
 	 */
 	public void verify() {
-		java.util.Set<String> known;
 		try {
-			known = this.queues.queues();
+			for (String queue : this.queues.queues()) {
+				Object stored = this.redis.opsForHash().get(this.settings.keys(queue).meta(), "v");
+				if (stored != null && !CURRENT.equals(stored.toString())) {
+					throw mismatch(queue, stored.toString());
+				}
+			}
 		}
 		catch (DataAccessException ex) {
+			if (AclDenial.isDenial(ex)) {
+				// Unlike an outage, a missing permission does not heal by itself: every
+				// schedule and claim would fail, so say so now, once.
+				throw new DelayedTaskException("delayed-tasks cannot read its data under key prefix '"
+						+ this.settings.keyPrefix() + "' in Redis: " + StoreScripts.reason(ex), ex);
+			}
 			// The enqueue script checks the version on every write too, so an unreachable
 			// Redis need not stop startup.
-			logger.warn("Could not verify the delayed-tasks data layout, Redis did not answer: " + ex.getMessage());
-			return;
-		}
-		for (String queue : known) {
-			Object stored = this.redis.opsForHash().get(this.settings.keys(queue).meta(), "v");
-			if (stored != null && !CURRENT.equals(stored.toString())) {
-				throw mismatch(queue, stored.toString());
-			}
+			logger.warn(
+					"Could not verify the delayed-tasks data layout, Redis did not answer: " + StoreScripts.reason(ex));
 		}
 	}
 

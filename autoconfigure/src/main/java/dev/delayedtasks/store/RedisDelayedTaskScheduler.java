@@ -191,7 +191,8 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 		}
 		catch (DataAccessException ex) {
 			throw new TaskStoreException(
-					"Redis failed to register queue '" + queue + "' (task " + id + "): " + ex.getMessage(), id, ex);
+					"Redis failed to register queue '" + queue + "' (task " + id + "): " + StoreScripts.reason(ex), id,
+					ex);
 		}
 	}
 

@@ -21,7 +21,8 @@ import org.springframework.util.Assert;
  * Runs the Lua scripts on the application's Redis connection. Spring Data Redis sends
  * {@code EVALSHA} and falls back to {@code EVAL} when the server has lost its script
  * cache (restart, failover, {@code SCRIPT FLUSH}). Redis failures become
- * {@link TaskStoreException}s that say which operation on which queue failed.
+ * {@link TaskStoreException}s that say which operation on which queue failed, and, when
+ * Redis's ACL refused it, what permission to grant.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -90,13 +91,18 @@ public final class StoreScripts {
 
 	/**
 	 * Redis's own words: a script error arrives as "Error in execution" wrapping the
-	 * server's reply (for example {@code WRONGTYPE ...}).
+	 * server's reply (for example {@code WRONGTYPE ...}), a failed connection as "Unable
+	 * to connect" wrapping the reason (for example an untrusted TLS certificate). An ACL
+	 * refusal also gets what to do about it.
+	 * @param ex the failure
+	 * @return the reason, for an error message
 	 */
-	private static String reason(DataAccessException ex) {
+	static String reason(DataAccessException ex) {
 		Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
 		String message = (cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getName();
-		return (cause != ex && ex.getMessage() != null && !message.contains(ex.getMessage()))
+		String reason = (cause != ex && ex.getMessage() != null && !message.contains(ex.getMessage()))
 				? ex.getMessage() + ": " + message : message;
+		return AclDenial.isDenial(ex) ? reason + "; " + AclDenial.ADVICE : reason;
 	}
 
 	/**

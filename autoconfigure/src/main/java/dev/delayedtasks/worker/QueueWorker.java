@@ -189,14 +189,17 @@ final class QueueWorker implements HandlerContainer {
 						throw ex;
 					}
 				}
-				backOff = 0;
-				failures.reset();
 				if (batch.tasks().size() < wanted && !batch.more()) {
 					if (wake == null) {
 						wake = this.connections.open(this.settings.blockTimeout());
 					}
 					wake.pop(this.settings.blockTimeout(), this.keys.wake());
 				}
+				// Only a whole round resets: a claim that works followed by a BLPOP that
+				// keeps failing (a user without +blpop) must still back off and warn
+				// once a minute, not spin and flood the log.
+				backOff = 0;
+				failures.reset();
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();

@@ -21,7 +21,7 @@ final class DockerRedis implements RedisServer {
 
 	private DockerRedis(GenericContainer<?> container) {
 		this.container = container;
-		this.version = RedisInfo.version(uri());
+		this.version = RedisInfo.version(uri(), null);
 	}
 
 	static boolean dockerAvailable() {

@@ -20,7 +20,7 @@ final class ExternalRedis implements RedisServer {
 	ExternalRedis(String url) {
 		this.url = url;
 		this.uri = RedisURI.create(url);
-		this.version = RedisInfo.version(this.uri);
+		this.version = RedisInfo.version(this.uri, null);
 	}
 
 	@Override

@@ -1,15 +1,19 @@
 package dev.delayedtasks.test;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Short administrative conversations with a Redis server: its version, and deleting a
@@ -25,8 +29,8 @@ final class RedisInfo {
 	private RedisInfo() {
 	}
 
-	static String version(RedisURI uri) {
-		try (Session session = new Session(uri)) {
+	static String version(RedisURI uri, @Nullable Path caCertificate) {
+		try (Session session = new Session(uri, caCertificate)) {
 			String info = session.commands().info("server");
 			return info.lines()
 				.filter((line) -> line.startsWith("redis_version:"))
@@ -36,8 +40,8 @@ final class RedisInfo {
 		}
 	}
 
-	static long deleteKeys(RedisURI uri, String prefix) {
-		try (Session session = new Session(uri)) {
+	static long deleteKeys(RedisURI uri, @Nullable Path caCertificate, String prefix) {
+		try (Session session = new Session(uri, caCertificate)) {
 			RedisCommands<String, String> commands = session.commands();
 			long deleted = 0;
 			ScanCursor cursor = ScanCursor.INITIAL;
@@ -72,9 +76,14 @@ final class RedisInfo {
 
 		private final StatefulRedisConnection<String, String> connection;
 
-		Session(RedisURI uri) {
+		Session(RedisURI uri, @Nullable Path caCertificate) {
 			RedisURI copy = RedisURI.builder(uri).withTimeout(TIMEOUT).build();
 			this.client = RedisClient.create(copy);
+			if (caCertificate != null) {
+				this.client.setOptions(ClientOptions.builder()
+					.sslOptions(SslOptions.builder().trustManager(caCertificate.toFile()).build())
+					.build());
+			}
 			try {
 				this.connection = this.client.connect();
 			}

@@ -1,26 +1,24 @@
 package dev.delayedtasks.test;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisURI;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code redis-server} process started on a free loopback port, recorded in a pidfile
- * so that a later run can stop it if this JVM is killed before it can.
+ * so that a later run can stop it if this JVM is killed before it can. With
+ * {@link TestCertificates} it listens on that port for TLS only, with no plain port at
+ * all, so a client that gets through has spoken TLS.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -28,8 +26,6 @@ import org.apache.commons.logging.LogFactory;
 public final class RedisProcess implements RedisServer {
 
 	private static final Log logger = LogFactory.getLog(RedisProcess.class);
-
-	private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(15);
 
 	private static final int START_ATTEMPTS = 3;
 
@@ -47,12 +43,14 @@ public final class RedisProcess implements RedisServer {
 
 	private final PidFiles pidFiles;
 
+	private final @Nullable TestCertificates certificates;
+
 	private final String version;
 
 	private final Thread shutdownHook;
 
 	private RedisProcess(RedisKind kind, Path binary, List<String> command, Process process, int port,
-			Path workDirectory, PidFiles pidFiles) {
+			Path workDirectory, PidFiles pidFiles, @Nullable TestCertificates certificates) {
 		this.kind = kind;
 		this.binary = binary;
 		this.command = command;
@@ -60,7 +58,8 @@ public final class RedisProcess implements RedisServer {
 		this.port = port;
 		this.workDirectory = workDirectory;
 		this.pidFiles = pidFiles;
-		this.version = RedisInfo.version(uri());
+		this.certificates = certificates;
+		this.version = RedisInfo.version(uri(), caCertificate().orElse(null));
 		this.shutdownHook = new Thread(this::stopProcess, "redis-server-" + port + "-stopper");
 		Runtime.getRuntime().addShutdownHook(this.shutdownHook);
 	}
@@ -76,11 +75,26 @@ public final class RedisProcess implements RedisServer {
 	 * @return the running server
 	 */
 	public static RedisProcess start(RedisKind kind, Path binary, PidFiles pidFiles, List<String> extraArguments) {
+		return start(kind, binary, pidFiles, extraArguments, null);
+	}
+
+	/**
+	 * Start {@code binary} on a free port with persistence off and the given extra
+	 * arguments, accepting only TLS connections when {@code certificates} are given.
+	 * @param kind the kind to report
+	 * @param binary the {@code redis-server} executable
+	 * @param pidFiles where the process is recorded
+	 * @param extraArguments further {@code redis-server} arguments
+	 * @param certificates the server's certificates, or {@code null} for plain TCP
+	 * @return the running server
+	 */
+	public static RedisProcess start(RedisKind kind, Path binary, PidFiles pidFiles, List<String> extraArguments,
+			@Nullable TestCertificates certificates) {
 		RuntimeException lastFailure = null;
 		for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
 			int port = freePort();
 			try {
-				return startOn(kind, binary, port, pidFiles, extraArguments);
+				return startOn(kind, binary, port, pidFiles, extraArguments, certificates);
 			}
 			catch (RuntimeException ex) {
 				// Another process may have taken the free port between probing and
@@ -92,11 +106,12 @@ public final class RedisProcess implements RedisServer {
 	}
 
 	private static RedisProcess startOn(RedisKind kind, Path binary, int port, PidFiles pidFiles,
-			List<String> extraArguments) {
+			List<String> extraArguments, @Nullable TestCertificates certificates) {
 		Path workDirectory = pidFiles.directory().resolve("redis-" + port);
-		List<String> command = new ArrayList<>(
-				List.of(binary.toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "",
-						"--appendonly", "no", "--daemonize", "no", "--dir", workDirectory.toString()));
+		List<String> command = new ArrayList<>(List.of(binary.toString()));
+		command.addAll(listenArguments(port, certificates));
+		command.addAll(List.of("--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir",
+				workDirectory.toString()));
 		command.addAll(extraArguments);
 		try {
 			Files.createDirectories(workDirectory);
@@ -104,11 +119,24 @@ public final class RedisProcess implements RedisServer {
 		catch (IOException ex) {
 			throw new RedisUnavailableException("Could not create " + workDirectory + ": " + ex.getMessage(), ex);
 		}
-		Process process = launch(command, port, workDirectory, pidFiles);
-		return new RedisProcess(kind, binary, List.copyOf(command), process, port, workDirectory, pidFiles);
+		Process process = launch(command, port, workDirectory, pidFiles, certificates);
+		return new RedisProcess(kind, binary, List.copyOf(command), process, port, workDirectory, pidFiles,
+				certificates);
 	}
 
-	private static Process launch(List<String> command, int port, Path workDirectory, PidFiles pidFiles) {
+	private static List<String> listenArguments(int port, @Nullable TestCertificates certificates) {
+		if (certificates == null) {
+			return List.of("--port", Integer.toString(port));
+		}
+		// Port 0 turns the plain listener off. Clients need no certificate of their own:
+		// the tests are about the server's identity and an encrypted channel.
+		return List.of("--port", "0", "--tls-port", Integer.toString(port), "--tls-cert-file",
+				certificates.serverCertificate().toString(), "--tls-key-file", certificates.serverKey().toString(),
+				"--tls-ca-cert-file", certificates.caCertificate().toString(), "--tls-auth-clients", "no");
+	}
+
+	private static Process launch(List<String> command, int port, Path workDirectory, PidFiles pidFiles,
+			@Nullable TestCertificates certificates) {
 		Path log = workDirectory.resolve("redis.log");
 		try {
 			Process process = new ProcessBuilder(command).redirectErrorStream(true)
@@ -116,7 +144,9 @@ public final class RedisProcess implements RedisServer {
 				.start();
 			pidFiles.record(port, process.pid());
 			try {
-				awaitPong(process, port, log);
+				ReadinessProbe probe = (certificates != null) ? new ReadinessProbe(certificates.socketFactory())
+						: ReadinessProbe.plain();
+				probe.await(process, port, log);
 				return process;
 			}
 			catch (RuntimeException ex) {
@@ -155,49 +185,14 @@ public final class RedisProcess implements RedisServer {
 		if (this.process.isAlive()) {
 			throw new IllegalStateException("redis-server on port " + this.port + " is still running");
 		}
-		this.process = launch(this.command, this.port, this.workDirectory, this.pidFiles);
+		this.process = launch(this.command, this.port, this.workDirectory, this.pidFiles, this.certificates);
 	}
 
-	private static void awaitPong(Process process, int port, Path log) {
-		long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-		while (System.nanoTime() < deadline) {
-			if (!process.isAlive()) {
-				throw new RedisUnavailableException(
-						"redis-server exited with code " + process.exitValue() + " on port " + port + ": " + tail(log));
-			}
-			if (ping(port)) {
-				return;
-			}
-			sleep(20);
-		}
-		throw new RedisUnavailableException("redis-server did not answer PING on port " + port + " within "
-				+ STARTUP_TIMEOUT.toSeconds() + " s: " + tail(log));
-	}
-
+	/**
+	 * Whether a plain-TCP server answers PING on {@code port}.
+	 */
 	static boolean ping(int port) {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-			socket.setSoTimeout(500);
-			OutputStream out = socket.getOutputStream();
-			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-			out.flush();
-			InputStream in = socket.getInputStream();
-			byte[] reply = in.readNBytes(7);
-			return new String(reply, StandardCharsets.US_ASCII).startsWith("+PONG");
-		}
-		catch (IOException ex) {
-			return false;
-		}
-	}
-
-	private static String tail(Path log) {
-		try {
-			List<String> lines = Files.readAllLines(log);
-			return String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
-		}
-		catch (IOException ex) {
-			return "(no log)";
-		}
+		return ReadinessProbe.plain().ping(port);
 	}
 
 	private static int freePort() {
@@ -210,16 +205,6 @@ public final class RedisProcess implements RedisServer {
 		}
 	}
 
-	private static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new RedisUnavailableException("Interrupted while waiting for redis-server", ex);
-		}
-	}
-
 	@Override
 	public RedisKind kind() {
 		return this.kind;
@@ -227,7 +212,12 @@ public final class RedisProcess implements RedisServer {
 
 	@Override
 	public RedisURI uri() {
-		return RedisURI.create("127.0.0.1", this.port);
+		return RedisURI.builder().withHost("127.0.0.1").withPort(this.port).withSsl(this.certificates != null).build();
+	}
+
+	@Override
+	public Optional<Path> caCertificate() {
+		return Optional.ofNullable(this.certificates).map(TestCertificates::caCertificate);
 	}
 
 	/**
@@ -262,7 +252,7 @@ public final class RedisProcess implements RedisServer {
 	@Override
 	public String describe() {
 		return "redis-server " + this.version + " (" + this.kind + ", " + this.binary + ") on 127.0.0.1:" + this.port
-				+ " (pid " + this.process.pid() + ")";
+				+ ((this.certificates != null) ? " (TLS only)" : "") + " (pid " + this.process.pid() + ")";
 	}
 
 	@Override

@@ -1,5 +1,8 @@
 package dev.delayedtasks.test;
 
+import java.nio.file.Path;
+import java.util.Optional;
+
 import io.lettuce.core.RedisURI;
 
 /**
@@ -38,13 +41,24 @@ public interface RedisServer extends AutoCloseable {
 	String describe();
 
 	/**
-	 * The Redis URL of this server, for {@code spring.data.redis.url}.
+	 * The Redis URL of this server, for {@code spring.data.redis.url}: {@code rediss://}
+	 * for a server that speaks TLS.
 	 * @return the URL
 	 */
 	default String url() {
 		// Built by hand: RedisURI#toURI drops the default port, which Spring Boot then
 		// reads as -1.
-		return "redis://" + uri().getHost() + ":" + uri().getPort();
+		return (uri().isSsl() ? "rediss://" : "redis://") + uri().getHost() + ":" + uri().getPort();
+	}
+
+	/**
+	 * The certificate (PEM) of the CA that signed this server's TLS certificate, for a
+	 * server made with {@link TestCertificates}.
+	 * @return the file, or empty when the server speaks plain TCP or its CA is not known
+	 * here
+	 */
+	default Optional<Path> caCertificate() {
+		return Optional.empty();
 	}
 
 	@Override

@@ -35,14 +35,15 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 		WithRedis settings = AnnotationSupport.findAnnotation(context.getRequiredTestClass(), WithRedis.class)
 			.orElse(null);
 		RedisKind kind = (settings != null) ? settings.kind() : RedisKind.ANY;
-		boolean privateServer = settings != null && settings.privateServer();
+		boolean tls = settings != null && settings.tls();
+		boolean privateServer = settings != null && (settings.privateServer() || tls);
 		RedisServers servers = servers(context);
 		if (kind == RedisKind.ANY && servers.forcedKind() != null) {
 			kind = servers.forcedKind();
 		}
 		RedisServer server;
 		try {
-			server = privateServer ? privateServer(context, servers, kind, List.of(settings.arguments()))
+			server = privateServer ? privateServer(context, servers, kind, List.of(settings.arguments()), tls)
 					: sharedServer(context, servers, kind);
 		}
 		catch (RedisUnavailableException ex) {
@@ -98,9 +99,11 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	}
 
 	private static RedisServer privateServer(ExtensionContext context, RedisServers servers, RedisKind kind,
-			List<String> arguments) {
+			List<String> arguments, boolean tls) {
 		return context.getStore(NAMESPACE)
-			.computeIfAbsent("private", (key) -> servers.startPrivate(kind, arguments), RedisServer.class);
+			.computeIfAbsent("private",
+					(key) -> tls ? servers.startTls(kind, arguments) : servers.startPrivate(kind, arguments),
+					RedisServer.class);
 	}
 
 }

@@ -1,5 +1,8 @@
 package dev.delayedtasks.test;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -134,12 +137,44 @@ public final class RedisServers {
 		return startProcess(kind, extraArguments, new ArrayList<>());
 	}
 
+	/**
+	 * A {@code redis-server} process of this caller's own that accepts TLS connections
+	 * only, with a certificate signed by a CA made for it by {@code openssl} (see
+	 * {@link RedisServer#caCertificate()}).
+	 * @param kind {@link RedisKind#ANY}, {@link RedisKind#PATH_BINARY} or
+	 * {@link RedisKind#BUNDLED_6_2} (containers are not supported)
+	 * @param extraArguments further {@code redis-server} arguments
+	 * @return the running process
+	 * @throws RedisUnavailableException if {@code openssl} or a {@code redis-server} with
+	 * TLS is missing here
+	 */
+	public RedisProcess startTls(RedisKind kind, List<String> extraArguments) {
+		if (kind == RedisKind.URL || kind == RedisKind.DOCKER) {
+			throw new RedisUnavailableException("A TLS Redis is always a redis-server process of this JVM's own, "
+					+ "started with a test CA, never " + kind);
+		}
+		Path directory;
+		try {
+			directory = Files.createTempDirectory(this.pidFiles.directory(), "tls-");
+		}
+		catch (IOException ex) {
+			throw new RedisUnavailableException("Could not create a directory for test certificates under "
+					+ this.pidFiles.directory() + ": " + ex.getMessage(), ex);
+		}
+		return startProcess(kind, extraArguments, new ArrayList<>(), TestCertificates.create(directory));
+	}
+
 	private RedisProcess startProcess(RedisKind kind, List<String> extraArguments, List<String> passedOver) {
+		return startProcess(kind, extraArguments, passedOver, null);
+	}
+
+	private RedisProcess startProcess(RedisKind kind, List<String> extraArguments, List<String> passedOver,
+			@Nullable TestCertificates certificates) {
 		if (kind == RedisKind.ANY || kind == RedisKind.PATH_BINARY) {
-			Optional<java.nio.file.Path> binary = this.binaries.onPath();
+			Optional<Path> binary = this.binaries.onPath();
 			if (binary.isPresent()) {
-				return chosen(RedisProcess.start(RedisKind.PATH_BINARY, binary.get(), this.pidFiles, extraArguments),
-						withPassedOver("redis-server found on PATH", passedOver));
+				return chosen(RedisProcess.start(RedisKind.PATH_BINARY, binary.get(), this.pidFiles, extraArguments,
+						certificates), withPassedOver("redis-server found on PATH", passedOver));
 			}
 			if (kind == RedisKind.PATH_BINARY) {
 				throw new RedisUnavailableException("No redis-server on PATH");
@@ -147,9 +182,11 @@ public final class RedisServers {
 			passedOver.add("no redis-server on PATH");
 		}
 		if (kind == RedisKind.ANY || kind == RedisKind.BUNDLED_6_2) {
-			Optional<java.nio.file.Path> binary = this.binaries.bundled();
+			Optional<Path> binary = this.binaries.bundled();
 			if (binary.isPresent()) {
-				return chosen(RedisProcess.start(RedisKind.BUNDLED_6_2, binary.get(), this.pidFiles, extraArguments),
+				return chosen(
+						RedisProcess.start(RedisKind.BUNDLED_6_2, binary.get(), this.pidFiles, extraArguments,
+								certificates),
 						withPassedOver("Redis 6.2 binary from com.github.codemonstur:embedded-redis", passedOver));
 			}
 			passedOver.add("embedded-redis has no binary for " + System.getProperty("os.name") + "/"

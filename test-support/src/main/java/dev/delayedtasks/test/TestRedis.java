@@ -1,5 +1,7 @@
 package dev.delayedtasks.test;
 
+import java.nio.file.Path;
+
 import io.lettuce.core.RedisURI;
 
 /**
@@ -45,11 +47,25 @@ public final class TestRedis {
 	}
 
 	/**
-	 * The Redis URL, for {@code spring.data.redis.url}.
+	 * The Redis URL, for {@code spring.data.redis.url}; {@code rediss://} for a
+	 * {@link WithRedis#tls() TLS} server.
 	 * @return the URL
 	 */
 	public String url() {
 		return this.server.url();
+	}
+
+	/**
+	 * The certificate (PEM) of the CA a client must trust to talk to a
+	 * {@link WithRedis#tls() TLS} server, for example as
+	 * {@code spring.ssl.bundle.pem.<name>.truststore.certificate}.
+	 * @return the file
+	 * @throws IllegalStateException if the server speaks plain TCP
+	 */
+	public Path caCertificate() {
+		return this.server.caCertificate()
+			.orElseThrow(() -> new IllegalStateException(
+					"This Redis speaks plain TCP: annotate the test class with @WithRedis(tls = true)"));
 	}
 
 	/**
@@ -81,7 +97,7 @@ public final class TestRedis {
 	 * @return the number of keys deleted
 	 */
 	public long deleteKeys() {
-		return RedisInfo.deleteKeys(this.server.uri(), this.keyPrefix);
+		return RedisInfo.deleteKeys(this.server.uri(), this.server.caCertificate().orElse(null), this.keyPrefix);
 	}
 
 }

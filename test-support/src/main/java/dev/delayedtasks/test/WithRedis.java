@@ -49,4 +49,14 @@ public @interface WithRedis {
 	 */
 	String[] arguments() default {};
 
+	/**
+	 * Whether the class gets a private {@code redis-server} that accepts TLS connections
+	 * only (no plain port), with a certificate signed by a CA made for this run; clients
+	 * trust it through {@link TestRedis#caCertificate()}. Implies
+	 * {@link #privateServer()}. The class is skipped, with the reason, when
+	 * {@code openssl} is missing or {@code redis-server} was built without TLS.
+	 * @return whether the server speaks TLS
+	 */
+	boolean tls() default false;
+
 }

@@ -3,7 +3,9 @@ package dev.delayedtasks.test;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -48,6 +50,17 @@ class RedisServerExtensionIntegrationTests {
 	}
 
 	@Test
+	void givesATlsClassAPrivateTlsServerTrustedThroughItsCaAndStopsIt() {
+		Events events = run(TalksTls.class);
+		events.assertStatistics((stats) -> stats.succeeded(1).failed(0));
+		TestRedis redis = seen.get("TalksTls");
+		assertThat(redis.url()).isEqualTo("rediss://127.0.0.1:" + redis.port());
+		assertThat(redis.caCertificate()).isRegularFile();
+		assertThat(keysLeft).containsEntry("TalksTls", 0L);
+		assertThat(((RedisProcess) redis.server()).process().isAlive()).isFalse();
+	}
+
+	@Test
 	void skipsAClassWhoseKindIsNotAvailableHereWithTheReason() {
 		RedisServers servers = new RedisServers(Map.of(), PidFiles.inTarget());
 		Events events = run(NeedsUrl.class);
@@ -80,7 +93,7 @@ class RedisServerExtensionIntegrationTests {
 		@Override
 		public void afterAll(ExtensionContext context) {
 			TestRedis redis = seen.get(context.getRequiredTestClass().getSimpleName());
-			RedisClient client = RedisClient.create(redis.uri());
+			RedisClient client = client(redis);
 			try (StatefulRedisConnection<String, String> connection = client.connect()) {
 				keysLeft.put(context.getRequiredTestClass().getSimpleName(),
 						(long) connection.sync().keys(redis.keyPrefix() + "*").size());
@@ -120,6 +133,39 @@ class RedisServerExtensionIntegrationTests {
 			seen.put("FailsOnPrivateServer", redis);
 			assertThat(RedisProcess.ping(redis.port())).isTrue();
 			throw new AssertionError("this test fails on purpose");
+		}
+
+	}
+
+	/**
+	 * A Lettuce client for {@code redis}, trusting its test CA when it speaks TLS.
+	 */
+	static RedisClient client(TestRedis redis) {
+		RedisClient client = RedisClient.create(redis.uri());
+		redis.server()
+			.caCertificate()
+			.ifPresent((ca) -> client.setOptions(ClientOptions.builder()
+				.sslOptions(SslOptions.builder().trustManager(ca.toFile()).build())
+				.build()));
+		return client;
+	}
+
+	@ExtendWith(CountKeysLeft.class)
+	@WithRedis(tls = true)
+	static class TalksTls {
+
+		@Test
+		void talk(TestRedis redis) {
+			seen.put("TalksTls", redis);
+			assertThat(RedisProcess.ping(redis.port())).as("plain PING on the TLS port").isFalse();
+			RedisClient client = client(redis);
+			try (StatefulRedisConnection<String, String> connection = client.connect()) {
+				connection.sync().set(redis.keyPrefix() + ":a", "1");
+				assertThat(connection.sync().keys(redis.keyPrefix() + "*")).hasSize(1);
+			}
+			finally {
+				client.shutdown();
+			}
 		}
 
 	}

@@ -5,6 +5,11 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +39,45 @@ class RedisServersIntegrationTests {
 		assertThat(RedisProcess.ping(redis.port())).isFalse();
 		assertThat(redis.process().isAlive()).isFalse();
 		assertThat(this.directory.resolve("redis-" + redis.port() + ".pid")).doesNotExist();
+	}
+
+	@Test
+	void startsATlsOnlyServerWhoseCertificateOnlyTheTestCaVouchesFor() {
+		assumeTrue(new RedisBinaries(System.getenv("PATH"), this.directory).onPath().isPresent(),
+				"no redis-server on PATH on this machine");
+		assumeTrue(onPath("openssl"), "no openssl on PATH on this machine");
+		RedisServers servers = new RedisServers(System.getenv(), new PidFiles(this.directory));
+		try (RedisProcess redis = servers.startTls(RedisKind.PATH_BINARY, List.of())) {
+			assertThat(redis.url()).isEqualTo("rediss://127.0.0.1:" + redis.port());
+			assertThat(redis.describe()).contains("TLS only");
+			assertThat(RedisProcess.ping(redis.port())).as("plain PING on the TLS port").isFalse();
+			Path ca = redis.caCertificate().orElseThrow();
+			RedisClient trusting = RedisClient.create(redis.uri());
+			trusting.setOptions(
+					ClientOptions.builder().sslOptions(SslOptions.builder().trustManager(ca.toFile()).build()).build());
+			try (StatefulRedisConnection<String, String> connection = trusting.connect()) {
+				assertThat(connection.sync().ping()).isEqualTo("PONG");
+			}
+			finally {
+				trusting.shutdown();
+			}
+			RedisClient untrusting = RedisClient.create(redis.uri());
+			try {
+				assertThatExceptionOfType(RedisConnectionException.class).isThrownBy(untrusting::connect)
+					.withRootCauseInstanceOf(java.security.cert.CertPathBuilderException.class);
+			}
+			finally {
+				untrusting.shutdown();
+			}
+		}
+	}
+
+	@Test
+	void aTlsServerIsNeverAContainerOrTheSharedUrl() {
+		RedisServers servers = new RedisServers(Map.of(), new PidFiles(this.directory));
+		assertThatExceptionOfType(RedisUnavailableException.class)
+			.isThrownBy(() -> servers.startTls(RedisKind.DOCKER, List.of()))
+			.withMessageContaining("TLS");
 	}
 
 	@Test
@@ -124,6 +168,12 @@ class RedisServersIntegrationTests {
 			assertThat(pidFiles.reapOrphans()).isZero();
 			assertThat(RedisProcess.ping(redis.port())).isTrue();
 		}
+	}
+
+	private static boolean onPath(String command) {
+		String path = System.getenv("PATH");
+		return path != null && java.util.stream.Stream.of(path.split(java.io.File.pathSeparator))
+			.anyMatch((entry) -> Files.isExecutable(Path.of(entry, command)));
 	}
 
 }
