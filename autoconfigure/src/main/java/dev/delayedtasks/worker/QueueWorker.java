@@ -211,8 +211,8 @@ final class QueueWorker implements HandlerContainer {
 					// nobody holds.
 					lostClaims.addLast(claimNonce);
 					if (lostClaims.size() > MAX_LOST_CLAIMS) {
-						lostClaims.removeFirst(); // its tasks come back when the lease
-													// expires
+						// The oldest one's tasks come back when their leases expire.
+						lostClaims.removeFirst();
 					}
 				}
 				if (!this.started) {
