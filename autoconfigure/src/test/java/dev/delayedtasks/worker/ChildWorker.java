@@ -45,7 +45,8 @@ final class ChildWorker implements AutoCloseable {
 	 * @param redis where it connects
 	 * @param queue the queue it handles
 	 * @param concurrency its handler's concurrency
-	 * @param properties further Spring properties, {@code name=value}
+	 * @param properties further Spring properties, {@code name=value}, which win over the
+	 * {@link ShortLeases short leases} every child gets
 	 * @return the running child
 	 */
 	static ChildWorker start(String name, TestRedis redis, String queue, int concurrency, String... properties)
@@ -59,6 +60,9 @@ final class ChildWorker implements AutoCloseable {
 				"--spring.data.redis.url=" + redis.url(), "--delayed-tasks.key-prefix=" + redis.keyPrefix(),
 				"--crash.queue=" + queue, "--crash.concurrency=" + concurrency, "--spring.main.banner-mode=off",
 				"--logging.level.root=WARN", "--logging.level.dev.delayedtasks=INFO"));
+		for (String property : ShortLeases.PROPERTIES) {
+			command.add("--" + property);
+		}
 		for (String property : properties) {
 			command.add("--" + property);
 		}

@@ -14,16 +14,12 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
-import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.test.RedisProcess;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 
@@ -59,13 +55,9 @@ class RedisOutageIntegrationTests {
 
 	RedisOutageIntegrationTests(TestRedis redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.url=" + redis.url(), "spring.data.redis.timeout=500ms",
-					"delayed-tasks.key-prefix=" + redis.keyPrefix(),
-					"delayed-tasks.worker.lease-duration=" + LEASE.toMillis() + "ms",
-					"delayed-tasks.worker.reap-grace=500ms", "delayed-tasks.worker.timer-ttl=1s")
+		this.runner = ShortLeases
+			.runner(redis, "spring.data.redis.timeout=500ms",
+					"delayed-tasks.worker.lease-duration=" + LEASE.toMillis() + "ms")
 			.withUserConfiguration(Handlers.class);
 	}
 

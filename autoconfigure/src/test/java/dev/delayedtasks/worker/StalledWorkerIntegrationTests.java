@@ -7,19 +7,13 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
-import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
-import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.store.RedisQueueStats;
-import dev.delayedtasks.store.StoreInvariantChecks;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.CrashTestWorker.CrashJob;
 import dev.delayedtasks.worker.RunLog.Run;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -38,30 +32,18 @@ class StalledWorkerIntegrationTests {
 
 	private static final String QUEUE = "stalled";
 
-	private static final Duration LEASE = Duration.ofSeconds(2);
-
-	private static final Duration GRACE = Duration.ofMillis(500);
-
 	private final TestRedis redis;
 
 	private final ApplicationContextRunner runner;
 
 	StalledWorkerIntegrationTests(TestRedis redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.url=" + redis.url(), "delayed-tasks.key-prefix=" + redis.keyPrefix(),
-					"delayed-tasks.worker.lease-duration=" + LEASE.toMillis() + "ms",
-					"delayed-tasks.worker.reap-grace=" + GRACE.toMillis() + "ms", "delayed-tasks.worker.timer-ttl=1s",
-					"delayed-tasks.worker.shutdown-timeout=1s");
+		this.runner = ShortLeases.runner(redis);
 	}
 
 	@Test
 	void completionOfAWorkerStoppedLongerThanItsLeaseIsRejectedAsStale() throws Exception {
-		try (ChildWorker child = ChildWorker.start("stalled", this.redis, QUEUE, 1,
-				"delayed-tasks.worker.lease-duration=" + LEASE.toMillis() + "ms",
-				"delayed-tasks.worker.reap-grace=" + GRACE.toMillis() + "ms", "delayed-tasks.worker.timer-ttl=1s")) {
+		try (ChildWorker child = ChildWorker.start("stalled", this.redis, QUEUE, 1)) {
 			this.runner.withPropertyValues("delayed-tasks.worker.enabled=false").run((producer) -> {
 				DelayedTaskScheduler scheduler = producer.getBean(DelayedTaskScheduler.class);
 				RedisQueueStats stats = producer.getBean(RedisQueueStats.class);
@@ -76,7 +58,8 @@ class StalledWorkerIntegrationTests {
 					.withBean(CountDownLatch.class, () -> release)
 					.withUserConfiguration(InTestWorker.class)
 					.run((worker) -> {
-						await().atMost(LEASE.plus(GRACE).plusSeconds(5)).until(() -> !log.of(id).isEmpty());
+						await().atMost(ShortLeases.LEASE.plus(ShortLeases.GRACE).plusSeconds(5))
+							.until(() -> !log.of(id).isEmpty());
 						Run rerun = log.of(id).get(0);
 						long takenOverMs = Duration.ofNanos(rerun.startedNanos() - stoppedAt).toMillis();
 						System.out.println("stalled worker: taken over after " + takenOverMs + " ms");
@@ -97,20 +80,10 @@ class StalledWorkerIntegrationTests {
 							.containsEntry("reaped", 1L)
 							.containsEntry("stale", 1L);
 						assertThat(log.of(id)).hasSize(1);
-						assertPartitionEmpty(worker.getBean(StringRedisTemplate.class));
+						ShortLeases.assertPartitionEmpty(worker.getBean(StringRedisTemplate.class), this.redis, QUEUE);
 					});
 			});
 		}
-	}
-
-	private void assertPartitionEmpty(StringRedisTemplate template) {
-		PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), QUEUE);
-		assertThat(template.opsForZSet().zCard(keys.lease())).isZero();
-		assertThat(template.opsForZSet().zCard(keys.sched())).isZero();
-		assertThat(template.opsForList().size(keys.ready())).isZero();
-		assertThat(template.opsForZSet().zCard(keys.dead())).isZero();
-		assertThat(template.keys(keys.base() + "t:*")).isEmpty();
-		assertThat(StoreInvariantChecks.violations(template, this.redis.keyPrefix(), QUEUE)).isEmpty();
 	}
 
 	@Configuration(proxyBeanMethods = false)

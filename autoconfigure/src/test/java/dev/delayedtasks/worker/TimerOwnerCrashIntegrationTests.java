@@ -8,7 +8,6 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
-import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
@@ -16,9 +15,6 @@ import dev.delayedtasks.worker.CrashTestWorker.CrashJob;
 import dev.delayedtasks.worker.RunLog.Run;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 
@@ -34,8 +30,6 @@ class TimerOwnerCrashIntegrationTests {
 
 	private static final String QUEUE = "timer-crash";
 
-	private static final Duration TIMER_TTL = Duration.ofSeconds(1);
-
 	private static final int TASKS = 6;
 
 	private final TestRedis redis;
@@ -44,20 +38,12 @@ class TimerOwnerCrashIntegrationTests {
 
 	TimerOwnerCrashIntegrationTests(TestRedis redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.url=" + redis.url(), "delayed-tasks.key-prefix=" + redis.keyPrefix(),
-					"delayed-tasks.worker.lease-duration=2s", "delayed-tasks.worker.reap-grace=500ms",
-					"delayed-tasks.worker.timer-ttl=" + TIMER_TTL.toMillis() + "ms",
-					"delayed-tasks.worker.shutdown-timeout=1s");
+		this.runner = ShortLeases.runner(redis);
 	}
 
 	@Test
 	void anotherInstanceTakesTheTimerOverAndDueTasksStartOnTime() throws Exception {
-		try (ChildWorker child = ChildWorker.start("timer-owner", this.redis, QUEUE, 1,
-				"delayed-tasks.worker.lease-duration=2s", "delayed-tasks.worker.reap-grace=500ms",
-				"delayed-tasks.worker.timer-ttl=" + TIMER_TTL.toMillis() + "ms")) {
+		try (ChildWorker child = ChildWorker.start("timer-owner", this.redis, QUEUE, 1)) {
 			RunLog log = new RunLog();
 			this.runner.withBean(RunLog.class, () -> log).withUserConfiguration(InTestWorker.class).run((context) -> {
 				RedisQueueStats stats = context.getBean(RedisQueueStats.class);
@@ -65,7 +51,7 @@ class TimerOwnerCrashIntegrationTests {
 				await().atMost(Duration.ofSeconds(5)).until(() -> stats.read(QUEUE).timerOwner() != null);
 				String childOwner = stats.read(QUEUE).timerOwner();
 				// The in-test instance started second and waits for the timer.
-				Thread.sleep(TIMER_TTL.toMillis());
+				Thread.sleep(ShortLeases.TIMER_TTL.toMillis());
 				assertThat(stats.read(QUEUE).timerOwner()).isEqualTo(childOwner);
 
 				List<TaskId> tasks = new ArrayList<>();
@@ -75,7 +61,7 @@ class TimerOwnerCrashIntegrationTests {
 				}
 				long killedAt = System.nanoTime();
 				child.kill();
-				await().atMost(TIMER_TTL.plusSeconds(3))
+				await().atMost(ShortLeases.TIMER_TTL.plusSeconds(3))
 					.until(() -> stats.read(QUEUE).timerOwner() != null
 							&& !childOwner.equals(stats.read(QUEUE).timerOwner()));
 				long takeoverMs = Duration.ofNanos(System.nanoTime() - killedAt).toMillis();

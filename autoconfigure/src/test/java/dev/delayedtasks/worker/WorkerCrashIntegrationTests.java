@@ -14,18 +14,12 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
 import dev.delayedtasks.TaskState;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
-import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
-import dev.delayedtasks.store.PartitionKeys;
-import dev.delayedtasks.store.StoreInvariantChecks;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.CrashTestWorker.CrashJob;
 import dev.delayedtasks.worker.RunLog.Run;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -44,16 +38,9 @@ class WorkerCrashIntegrationTests {
 
 	private static final String QUEUE = "crash";
 
-	private static final Duration LEASE = Duration.ofSeconds(2);
-
-	private static final Duration GRACE = Duration.ofMillis(500);
-
 	private static final int ROUNDS = 3;
 
 	private static final int TASKS_PER_ROUND = 12;
-
-	private static final String[] CHILD_PROPERTIES = { "delayed-tasks.worker.lease-duration=" + LEASE.toMillis() + "ms",
-			"delayed-tasks.worker.reap-grace=" + GRACE.toMillis() + "ms", "delayed-tasks.worker.timer-ttl=1s" };
 
 	private final TestRedis redis;
 
@@ -61,13 +48,7 @@ class WorkerCrashIntegrationTests {
 
 	WorkerCrashIntegrationTests(TestRedis redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.url=" + redis.url(), "delayed-tasks.key-prefix=" + redis.keyPrefix(),
-					"delayed-tasks.worker.lease-duration=" + LEASE.toMillis() + "ms",
-					"delayed-tasks.worker.reap-grace=" + GRACE.toMillis() + "ms", "delayed-tasks.worker.timer-ttl=1s",
-					"delayed-tasks.worker.shutdown-timeout=1s");
+		this.runner = ShortLeases.runner(redis);
 	}
 
 	@Test
@@ -81,7 +62,7 @@ class WorkerCrashIntegrationTests {
 			Set<String> childCompleted = new HashSet<>();
 			List<Long> recoveryMillis = new ArrayList<>();
 			for (int round = 0; round < ROUNDS; round++) {
-				try (ChildWorker child = ChildWorker.start("child-" + round, this.redis, QUEUE, 4, CHILD_PROPERTIES)) {
+				try (ChildWorker child = ChildWorker.start("child-" + round, this.redis, QUEUE, 4)) {
 					List<TaskId> tasks = new ArrayList<>();
 					for (int i = 0; i < TASKS_PER_ROUND; i++) {
 						// The child sleeps a minute on each; the test's worker is quick.
@@ -115,8 +96,9 @@ class WorkerCrashIntegrationTests {
 						// ran
 						// out, and taken back within lease + grace.
 						assertThat(recovered).as("recovery of %s", id)
-							.isBetween(LEASE.minus(LEASE.dividedBy(3)).plus(GRACE).minusMillis(200),
-									LEASE.plus(GRACE).plusSeconds(1));
+							.isBetween(ShortLeases.LEASE.minus(ShortLeases.LEASE.dividedBy(3))
+								.plus(ShortLeases.GRACE)
+								.minusMillis(200), ShortLeases.LEASE.plus(ShortLeases.GRACE).plusSeconds(1));
 					}
 				}
 			}
@@ -131,7 +113,7 @@ class WorkerCrashIntegrationTests {
 				int runs = runsHere + childRuns.getOrDefault(id.value(), 0);
 				assertThat(runs).as("runs of %s", id).isEqualTo(killedAtById.containsKey(id.value()) ? 2 : 1);
 			}
-			assertPartitionEmpty(context.getBean(StringRedisTemplate.class));
+			ShortLeases.assertPartitionEmpty(context.getBean(StringRedisTemplate.class), this.redis, QUEUE);
 		});
 	}
 
@@ -141,17 +123,6 @@ class WorkerCrashIntegrationTests {
 
 	private static String id(Run run) {
 		return run.context().id().value();
-	}
-
-	private void assertPartitionEmpty(StringRedisTemplate template) {
-		PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), QUEUE);
-		await().atMost(Duration.ofSeconds(2))
-			.untilAsserted(() -> assertThat(template.opsForZSet().zCard(keys.lease())).isZero());
-		assertThat(template.opsForZSet().zCard(keys.sched())).isZero();
-		assertThat(template.opsForList().size(keys.ready())).isZero();
-		assertThat(template.opsForZSet().zCard(keys.dead())).isZero();
-		assertThat(template.keys(keys.base() + "t:*")).isEmpty();
-		assertThat(StoreInvariantChecks.violations(template, this.redis.keyPrefix(), QUEUE)).isEmpty();
 	}
 
 	private static List<String> values(List<TaskId> ids) {
