@@ -2,6 +2,8 @@ package dev.delayedtasks.test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
@@ -10,6 +12,7 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.SlotHash;
 
 /**
  * Short administrative conversations with a Redis server: its version, and deleting a
@@ -36,17 +39,32 @@ final class RedisInfo {
 		}
 	}
 
+	static long deleteKeys(List<RedisURI> nodes, String prefix) {
+		long deleted = 0;
+		for (RedisURI node : nodes) {
+			deleted += deleteKeys(node, prefix);
+		}
+		return deleted;
+	}
+
 	static long deleteKeys(RedisURI uri, String prefix) {
 		try (Session session = new Session(uri)) {
 			RedisCommands<String, String> commands = session.commands();
+			if (commands.info("replication").contains("role:slave")) {
+				// A replica refuses writes; its master's scan covers the same keys.
+				return 0;
+			}
 			long deleted = 0;
 			ScanCursor cursor = ScanCursor.INITIAL;
 			ScanArgs match = ScanArgs.Builder.matches(escapeGlob(prefix) + "*").limit(1000);
 			do {
 				KeyScanCursor<String> page = commands.scan(cursor, match);
 				List<String> keys = page.getKeys();
-				if (!keys.isEmpty()) {
-					deleted += commands.unlink(keys.toArray(String[]::new));
+				// One UNLINK per hash slot: a cluster node refuses keys of several slots
+				// in one command (CROSSSLOT).
+				Map<Integer, List<String>> bySlot = keys.stream().collect(Collectors.groupingBy(SlotHash::getSlot));
+				for (List<String> slotKeys : bySlot.values()) {
+					deleted += commands.unlink(slotKeys.toArray(String[]::new));
 				}
 				cursor = page;
 			}

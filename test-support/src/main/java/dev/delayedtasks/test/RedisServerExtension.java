@@ -42,8 +42,17 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 		}
 		RedisServer server;
 		try {
-			server = privateServer ? privateServer(context, servers, kind, List.of(settings.arguments()))
-					: sharedServer(context, servers, kind);
+			if (settings != null && settings.cluster()) {
+				RedisKind clusterKind = kind;
+				server = context.getStore(NAMESPACE)
+					.computeIfAbsent("cluster",
+							(key) -> servers.startCluster(clusterKind, 3, settings.replicasPerMaster()),
+							RedisServer.class);
+			}
+			else {
+				server = privateServer ? privateServer(context, servers, kind, List.of(settings.arguments()))
+						: sharedServer(context, servers, kind);
+			}
 		}
 		catch (RedisUnavailableException ex) {
 			throw new TestAbortedException("No Redis of kind " + kind + " here: " + ex.getMessage(), ex);

@@ -134,6 +134,23 @@ public final class RedisServers {
 		return startProcess(kind, extraArguments, new ArrayList<>());
 	}
 
+	/**
+	 * A Redis Cluster of this caller's own, of {@code redis-server} processes joined with
+	 * the cluster commands and healthy when this returns.
+	 * @param kind {@link RedisKind#PATH_BINARY} or {@link RedisKind#BUNDLED_6_2}; any
+	 * other kind means the first of those two that is available (a URL or a container
+	 * cannot give a cluster of this caller's own)
+	 * @param masters the number of masters
+	 * @param replicasPerMaster the number of replicas of each master
+	 * @return the cluster
+	 */
+	public RedisCluster startCluster(RedisKind kind, int masters, int replicasPerMaster) {
+		RedisKind processKind = (kind == RedisKind.BUNDLED_6_2 || kind == RedisKind.PATH_BINARY) ? kind : RedisKind.ANY;
+		return chosen(
+				RedisCluster.start((arguments) -> startProcess(processKind, arguments), masters, replicasPerMaster),
+				"cluster of redis-server processes");
+	}
+
 	private RedisProcess startProcess(RedisKind kind, List<String> extraArguments, List<String> passedOver) {
 		if (kind == RedisKind.ANY || kind == RedisKind.PATH_BINARY) {
 			Optional<java.nio.file.Path> binary = this.binaries.onPath();

@@ -77,11 +77,24 @@ public final class TestRedis {
 	}
 
 	/**
+	 * The cluster, when the test class asked for one with {@link WithRedis#cluster()}.
+	 * @return the cluster
+	 * @throws IllegalStateException if the server is not a cluster
+	 */
+	public RedisCluster cluster() {
+		if (!(this.server instanceof RedisCluster cluster)) {
+			throw new IllegalStateException(
+					"Not a Redis Cluster: annotate the test class with @WithRedis(cluster = true)");
+		}
+		return cluster;
+	}
+
+	/**
 	 * Delete every key under {@link #keyPrefix()}.
 	 * @return the number of keys deleted
 	 */
 	public long deleteKeys() {
-		return RedisInfo.deleteKeys(this.server.uri(), this.keyPrefix);
+		return RedisInfo.deleteKeys(this.server.nodeUris(), this.keyPrefix);
 	}
 
 }

@@ -49,4 +49,18 @@ public @interface WithRedis {
 	 */
 	String[] arguments() default {};
 
+	/**
+	 * Whether the class gets a Redis Cluster of three masters of its own (always private,
+	 * always {@code redis-server} processes), reachable through
+	 * {@link TestRedis#cluster()}.
+	 * @return whether to start a cluster
+	 */
+	boolean cluster() default false;
+
+	/**
+	 * The number of replicas of each master of a {@link #cluster() cluster}.
+	 * @return the replicas per master
+	 */
+	int replicasPerMaster() default 0;
+
 }
