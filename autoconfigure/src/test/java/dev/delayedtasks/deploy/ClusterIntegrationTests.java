@@ -19,13 +19,19 @@ import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -37,6 +43,7 @@ import static org.awaitility.Awaitility.await;
  * blocks on the master that owns its queue's slot.
  */
 @WithRedis(cluster = true)
+@ExtendWith(OutputCaptureExtension.class)
 class ClusterIntegrationTests {
 
 	/** Queues whose hash tags {@code {<queue>:0}} hash to slots of all three masters. */
@@ -54,13 +61,38 @@ class ClusterIntegrationTests {
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayedTasksAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.cluster.nodes=" + this.cluster.nodesProperty(),
-					"spring.data.redis.lettuce.cluster.refresh.adaptive=true",
 					"spring.data.redis.lettuce.cluster.refresh.period=5s", "spring.data.redis.timeout=2s",
 					"delayed-tasks.key-prefix=" + redis.keyPrefix(), "delayed-tasks.worker.lease-duration=2s",
 					"delayed-tasks.worker.reap-grace=500ms", "delayed-tasks.worker.timer-ttl=1s",
 					"delayed-tasks.worker.shutdown-timeout=1s", "delayed-tasks.retry.max-retries=1",
 					"delayed-tasks.retry.delay=100ms", "delayed-tasks.retry.jitter=0ms")
 			.withBean(DeployHandlers.class, DeployHandlers::new);
+	}
+
+	@Test
+	void startsWithoutWarningsWhenTopologyRefreshIsOn(CapturedOutput output) {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).doesNotContain("topology refresh").doesNotContain("did not report its maxmemory-policy");
+		});
+	}
+
+	@Test
+	void warnsAtStartupWhenACustomizerSwitchesTopologyRefreshOff(CapturedOutput output) {
+		LettuceClientOptionsBuilderCustomizer refreshOff = (builder) -> ((ClusterClientOptions.Builder) builder)
+			.topologyRefreshOptions(
+					ClusterTopologyRefreshOptions.builder().disableAllAdaptiveRefreshTriggers().build());
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayedTasksAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.cluster.nodes=" + this.cluster.nodesProperty(),
+					"delayed-tasks.worker.enabled=false")
+			.withBean(LettuceClientOptionsBuilderCustomizer.class, () -> refreshOff)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("Redis Cluster is used with Lettuce topology refresh switched off")
+					.contains("spring.data.redis.lettuce.cluster.refresh.period=");
+			});
 	}
 
 	@Test
