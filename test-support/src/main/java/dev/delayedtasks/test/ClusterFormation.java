@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
 
+import io.lettuce.core.MigrateArgs;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -75,6 +76,61 @@ final class ClusterFormation {
 			String info = commands.clusterInfo();
 			return info.contains("cluster_state:ok") && info.contains("cluster_slots_ok:" + SLOTS + "\r");
 		});
+	}
+
+	static boolean servesSlot(RedisProcess node, int slot) {
+		String myself = run(node, RedisCommands::clusterNodes).lines()
+			.filter((line) -> line.contains("myself"))
+			.findFirst()
+			.orElse("");
+		String[] fields = myself.split(" ");
+		for (int i = 8; i < fields.length; i++) {
+			if (fields[i].startsWith("[")) {
+				continue;
+			}
+			String[] range = fields[i].split("-");
+			if (Integer.parseInt(range[0]) <= slot && slot <= Integer.parseInt(range[range.length - 1])) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	static int migrate(RedisProcess source, RedisProcess target, int slot, List<RedisProcess> masters, Duration pause) {
+		String sourceId = run(source, RedisCommands::clusterMyId);
+		String targetId = run(target, RedisCommands::clusterMyId);
+		run(target, (commands) -> commands.clusterSetSlotImporting(slot, sourceId));
+		run(source, (commands) -> commands.clusterSetSlotMigrating(slot, targetId));
+		int moved = 0;
+		while (true) {
+			List<String> keys = run(source, (commands) -> commands.clusterGetKeysInSlot(slot, 10));
+			if (keys.isEmpty()) {
+				break;
+			}
+			run(source, (commands) -> commands.migrate("127.0.0.1", target.port(), 0, 5000,
+					MigrateArgs.Builder.<String>keys(keys)));
+			moved += keys.size();
+			sleep(pause.toMillis());
+		}
+		// The target first, so that it never redirects back to the source.
+		run(target, (commands) -> commands.clusterSetSlotNode(slot, targetId));
+		run(source, (commands) -> commands.clusterSetSlotNode(slot, targetId));
+		for (RedisProcess master : masters) {
+			if (master != source && master != target) {
+				run(master, (commands) -> commands.clusterSetSlotNode(slot, targetId));
+			}
+		}
+		return moved;
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisUnavailableException("Interrupted while moving a slot", ex);
+		}
 	}
 
 	static <T> T run(RedisProcess node, Call<T> call) {

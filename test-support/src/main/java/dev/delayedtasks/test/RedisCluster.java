@@ -106,6 +106,52 @@ public final class RedisCluster implements RedisServer {
 	}
 
 	/**
+	 * The master serving a slot now, as the running nodes see it.
+	 * @param slot the hash slot
+	 * @return the master
+	 */
+	public RedisProcess masterOf(int slot) {
+		return processes().stream()
+			.filter((node) -> node.process().isAlive())
+			.filter((node) -> ClusterFormation.run(node, (commands) -> commands.info("replication"))
+				.contains("role:master"))
+			.filter((node) -> ClusterFormation.servesSlot(node, slot))
+			.findFirst()
+			.orElseThrow(() -> new IllegalStateException("No running master serves slot " + slot));
+	}
+
+	/**
+	 * The running replica of a master.
+	 * @param master the master
+	 * @return its replica
+	 */
+	public RedisProcess replicaOf(RedisProcess master) {
+		String masterId = ClusterFormation.run(master, (commands) -> commands.clusterMyId());
+		return processes().stream()
+			.filter((node) -> node != master && node.process().isAlive())
+			.filter((node) -> ClusterFormation.run(node, (commands) -> commands.clusterNodes())
+				.lines()
+				.anyMatch((line) -> line.contains("myself") && line.contains(" " + masterId + " ")))
+			.findFirst()
+			.orElseThrow(() -> new IllegalStateException("Master " + master.port() + " has no running replica"));
+	}
+
+	/**
+	 * Move a slot and its keys to another master the way {@code redis-cli --cluster
+	 * reshard} does: {@code SETSLOT IMPORTING}/{@code MIGRATING}, {@code MIGRATE} in
+	 * batches of ten keys, then {@code SETSLOT NODE} on every master. Clients meanwhile
+	 * get {@code ASK} and {@code TRYAGAIN}, then {@code MOVED}.
+	 * @param slot the slot
+	 * @param target the master to move it to
+	 * @param pause the pause between batches of keys, to keep the slot in transit longer
+	 * @return the number of keys moved
+	 */
+	public int migrateSlot(int slot, RedisProcess target, java.time.Duration pause) {
+		return ClusterFormation.migrate(masterOf(slot), target, slot,
+				this.masters.stream().filter((node) -> node.process().isAlive()).toList(), pause);
+	}
+
+	/**
 	 * Wait until every running node reports a healthy cluster again, for example after a
 	 * failover.
 	 */
