@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import io.lettuce.core.RedisURI;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code redis-server} process started on a free loopback port, recorded in a pidfile
@@ -76,11 +77,27 @@ public final class RedisProcess implements RedisServer {
 	 * @return the running server
 	 */
 	public static RedisProcess start(RedisKind kind, Path binary, PidFiles pidFiles, List<String> extraArguments) {
+		return start(kind, binary, pidFiles, null, extraArguments);
+	}
+
+	/**
+	 * Start {@code binary} with a configuration file, for modes that need one that they
+	 * can rewrite, such as {@code --sentinel}.
+	 * @param kind the kind to report
+	 * @param binary the {@code redis-server} executable
+	 * @param pidFiles where the process is recorded
+	 * @param config the content of the configuration file, written to the working
+	 * directory and passed first, or {@code null} for none
+	 * @param extraArguments further {@code redis-server} arguments
+	 * @return the running server
+	 */
+	public static RedisProcess start(RedisKind kind, Path binary, PidFiles pidFiles, @Nullable String config,
+			List<String> extraArguments) {
 		RuntimeException lastFailure = null;
 		for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
 			int port = freePort();
 			try {
-				return startOn(kind, binary, port, pidFiles, extraArguments);
+				return startOn(kind, binary, port, pidFiles, config, extraArguments);
 			}
 			catch (RuntimeException ex) {
 				// Another process may have taken the free port between probing and
@@ -92,14 +109,21 @@ public final class RedisProcess implements RedisServer {
 	}
 
 	private static RedisProcess startOn(RedisKind kind, Path binary, int port, PidFiles pidFiles,
-			List<String> extraArguments) {
+			@Nullable String config, List<String> extraArguments) {
 		Path workDirectory = pidFiles.directory().resolve("redis-" + port);
-		List<String> command = new ArrayList<>(
-				List.of(binary.toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "",
-						"--appendonly", "no", "--daemonize", "no", "--dir", workDirectory.toString()));
+		List<String> command = new ArrayList<>(List.of(binary.toString()));
+		if (config != null) {
+			// redis-server reads a configuration file only as its first argument.
+			command.add(workDirectory.resolve("redis.conf").toString());
+		}
+		command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+				"no", "--daemonize", "no", "--dir", workDirectory.toString()));
 		command.addAll(extraArguments);
 		try {
 			Files.createDirectories(workDirectory);
+			if (config != null) {
+				Files.writeString(workDirectory.resolve("redis.conf"), config);
+			}
 		}
 		catch (IOException ex) {
 			throw new RedisUnavailableException("Could not create " + workDirectory + ": " + ex.getMessage(), ex);
@@ -228,6 +252,14 @@ public final class RedisProcess implements RedisServer {
 	@Override
 	public RedisURI uri() {
 		return RedisURI.create("127.0.0.1", this.port);
+	}
+
+	/**
+	 * The address, {@code 127.0.0.1:port}.
+	 * @return the address
+	 */
+	public String address() {
+		return "127.0.0.1:" + this.port;
 	}
 
 	/**

@@ -49,6 +49,10 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 							(key) -> servers.startCluster(clusterKind, 3, settings.replicasPerMaster()),
 							RedisServer.class);
 			}
+			else if (settings != null && settings.sentinel()) {
+				server = context.getStore(NAMESPACE)
+					.computeIfAbsent("sentinels", (key) -> servers.startSentinels(), RedisServer.class);
+			}
 			else {
 				server = privateServer ? privateServer(context, servers, kind, List.of(settings.arguments()))
 						: sharedServer(context, servers, kind);

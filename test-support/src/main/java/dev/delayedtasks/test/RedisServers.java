@@ -151,6 +151,21 @@ public final class RedisServers {
 				"cluster of redis-server processes");
 	}
 
+	/**
+	 * A master, a replica and three Sentinels of this caller's own, from the
+	 * {@code redis-server} on the {@code PATH} (which runs Sentinels with
+	 * {@code --sentinel}).
+	 * @return the group, with every Sentinel aware of the replica and of each other
+	 * @throws RedisUnavailableException if there is no {@code redis-server} on the
+	 * {@code PATH}
+	 */
+	public RedisSentinels startSentinels() {
+		java.nio.file.Path binary = this.binaries.onPath()
+			.orElseThrow(() -> new RedisUnavailableException("No redis-server on PATH to run Sentinels with"));
+		return chosen(RedisSentinels.start((config, arguments) -> RedisProcess.start(RedisKind.PATH_BINARY, binary,
+				this.pidFiles, config, arguments)), "Sentinels of redis-server processes");
+	}
+
 	private RedisProcess startProcess(RedisKind kind, List<String> extraArguments, List<String> passedOver) {
 		if (kind == RedisKind.ANY || kind == RedisKind.PATH_BINARY) {
 			Optional<java.nio.file.Path> binary = this.binaries.onPath();

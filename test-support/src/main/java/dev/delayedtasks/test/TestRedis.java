@@ -90,6 +90,19 @@ public final class TestRedis {
 	}
 
 	/**
+	 * The master, replica and Sentinels, when the test class asked for them with
+	 * {@link WithRedis#sentinel()}.
+	 * @return the Sentinels
+	 * @throws IllegalStateException if the server is not watched by Sentinels
+	 */
+	public RedisSentinels sentinels() {
+		if (!(this.server instanceof RedisSentinels sentinels)) {
+			throw new IllegalStateException("No Sentinels: annotate the test class with @WithRedis(sentinel = true)");
+		}
+		return sentinels;
+	}
+
+	/**
 	 * Delete every key under {@link #keyPrefix()}.
 	 * @return the number of keys deleted
 	 */

@@ -63,4 +63,11 @@ public @interface WithRedis {
 	 */
 	int replicasPerMaster() default 0;
 
+	/**
+	 * Whether the class gets a master, a replica and three Sentinels of its own (always
+	 * private), reachable through {@link TestRedis#sentinels()}.
+	 * @return whether to start Sentinels
+	 */
+	boolean sentinel() default false;
+
 }
