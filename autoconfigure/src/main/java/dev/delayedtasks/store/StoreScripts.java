@@ -22,7 +22,7 @@ import org.springframework.util.Assert;
  * Runs the Lua scripts on the application's Redis connection. Spring Data Redis sends
  * {@code EVALSHA} and falls back to {@code EVAL} when the server has lost its script
  * cache (restart, failover, {@code SCRIPT FLUSH}). A script refused while a Redis Cluster
- * slot moves or fails over is retried for a few seconds. Redis failures become
+ * slot moves or a master fails over is retried for a few seconds. Redis failures become
  * {@link TaskStoreException}s that say which operation on which queue failed.
  *
  * @author delayed-tasks
@@ -30,7 +30,9 @@ import org.springframework.util.Assert;
  */
 public final class StoreScripts {
 
-	/** Attempts while a cluster slot is in transit: waits of 25 ms doubling to 1.6 s. */
+	/**
+	 * Attempts while the master of a partition changes: waits of 25 ms doubling to 1.6 s.
+	 */
 	private static final int CLUSTER_RETRIES = 8;
 
 	private static final Duration CLUSTER_RETRY_DELAY = Duration.ofMillis(25);
@@ -89,7 +91,7 @@ public final class StoreScripts {
 				return reply;
 			}
 			catch (DataAccessException ex) {
-				if (attempt < CLUSTER_RETRIES && isSlotInTransit(ex)) {
+				if (attempt < CLUSTER_RETRIES && isTopologyChanging(ex)) {
 					sleep(CLUSTER_RETRY_DELAY.toMillis() << (attempt - 1));
 					continue;
 				}
@@ -102,20 +104,21 @@ public final class StoreScripts {
 	}
 
 	/**
-	 * Whether Redis Cluster refused the script because its slot is moving between
-	 * masters, or has no master for a moment: Lettuce follows {@code MOVED} and
-	 * {@code ASK} itself, but not {@code TRYAGAIN} (some keys of the partition already
-	 * moved), a derived key that already moved ("non local key") or {@code CLUSTERDOWN}
-	 * during a failover. Redis refuses the first and last before the script runs; a
-	 * script that meets a moved derived key stops before its first write, because every
-	 * script reads before it writes. Either way a retry is safe: ids are minted before
-	 * the call, and a claim lost half-way comes back when its lease expires.
+	 * Whether Redis refused the script because the master of its keys is changing: a
+	 * Cluster slot moving between masters, a Cluster without a master for a moment, or a
+	 * Sentinel failover that has just demoted the master we still talk to. Lettuce
+	 * follows {@code MOVED} and {@code ASK} itself, but not {@code TRYAGAIN} (some keys
+	 * of the partition already moved), a derived key that already moved ("non local
+	 * key"), {@code CLUSTERDOWN} or {@code READONLY}. Redis refuses {@code TRYAGAIN} and
+	 * {@code CLUSTERDOWN} before the script runs, and the other two stop it at a read or
+	 * at its first write. A retry is safe either way: ids are minted before the call, and
+	 * a claim lost half-way through a batch comes back when its lease expires.
 	 */
-	static boolean isSlotInTransit(DataAccessException ex) {
+	static boolean isTopologyChanging(DataAccessException ex) {
 		Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
 		String message = String.valueOf(cause.getMessage()) + " " + ex.getMessage();
 		return message.contains("TRYAGAIN") || message.contains("CLUSTERDOWN") || message.contains("non local key")
-				|| message.contains("MOVED ") || message.contains("ASK ");
+				|| message.contains("MOVED ") || message.contains("ASK ") || message.contains("READONLY");
 	}
 
 	private static void sleep(long millis) {
