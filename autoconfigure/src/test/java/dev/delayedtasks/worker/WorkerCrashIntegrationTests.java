@@ -64,7 +64,8 @@ class WorkerCrashIntegrationTests {
 		this.runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayedTasksAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.url=" + redis.url(), "delayed-tasks.key-prefix=" + redis.keyPrefix(),
+			.withPropertyValues(redis.connectionProperties())
+			.withPropertyValues("delayed-tasks.key-prefix=" + redis.keyPrefix(),
 					"delayed-tasks.worker.lease-duration=" + LEASE.toMillis() + "ms",
 					"delayed-tasks.worker.reap-grace=" + GRACE.toMillis() + "ms", "delayed-tasks.worker.timer-ttl=1s",
 					"delayed-tasks.worker.shutdown-timeout=1s");

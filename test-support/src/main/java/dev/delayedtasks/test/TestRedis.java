@@ -53,6 +53,23 @@ public final class TestRedis {
 	}
 
 	/**
+	 * The Spring Boot properties that connect an application to this server, as
+	 * {@code name=value}: {@code spring.data.redis.url}, or the cluster nodes, or the
+	 * Sentinel master and nodes.
+	 * @return the properties
+	 */
+	public String[] connectionProperties() {
+		if (this.server instanceof RedisCluster cluster) {
+			return new String[] { "spring.data.redis.cluster.nodes=" + cluster.nodesProperty() };
+		}
+		if (this.server instanceof RedisSentinels sentinels) {
+			return new String[] { "spring.data.redis.sentinel.master=" + RedisSentinels.MASTER_NAME,
+					"spring.data.redis.sentinel.nodes=" + sentinels.sentinelNodesProperty() };
+		}
+		return new String[] { "spring.data.redis.url=" + url() };
+	}
+
+	/**
 	 * The host.
 	 * @return the host
 	 */
