@@ -96,6 +96,19 @@ class ClusterIntegrationTests {
 	}
 
 	@Test
+	void anAllKeysEvictionPolicyOnOneMasterStopsStartup() {
+		int port = this.cluster.masters().get(1).port();
+		admin(port, (commands) -> commands.configSet("maxmemory-policy", "allkeys-lru"));
+		try {
+			this.runner.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("maxmemory-policy is allkeys-lru"));
+		}
+		finally {
+			admin(port, (commands) -> commands.configSet("maxmemory-policy", "noeviction"));
+		}
+	}
+
+	@Test
 	void theQueuesLiveOnDifferentMasters() {
 		Map<String, Integer> owners = owners();
 		System.out.println("cluster queue owners (queue=master port) " + owners);
