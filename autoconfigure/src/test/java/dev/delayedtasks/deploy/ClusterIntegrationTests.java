@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
@@ -14,7 +13,6 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.deploy.DeployHandlers.Command;
 import dev.delayedtasks.test.RedisCluster;
-import dev.delayedtasks.test.RedisProcess;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import io.lettuce.core.RedisClient;
@@ -219,10 +217,6 @@ class ClusterIntegrationTests {
 		finally {
 			client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
 		}
-	}
-
-	static Set<Integer> ports(List<RedisProcess> nodes) {
-		return nodes.stream().map(RedisProcess::port).collect(Collectors.toSet());
 	}
 
 }

@@ -54,10 +54,6 @@ class DeployHandlers {
 		return this.runs.stream().filter((run) -> run.queue().equals(queue) && run.id().equals(id)).toList();
 	}
 
-	List<TaskContext> runs(String queue) {
-		return this.runs.stream().filter((run) -> run.queue().equals(queue)).toList();
-	}
-
 	record Command(String action) {
 	}
 
