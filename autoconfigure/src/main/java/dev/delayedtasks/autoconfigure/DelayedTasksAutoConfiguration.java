@@ -23,6 +23,7 @@ import dev.delayedtasks.store.RedisTaskStore;
 import dev.delayedtasks.store.StoreScripts;
 import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
+import dev.delayedtasks.store.TopologyRefreshCheck;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.HandlerEndpoint;
 import dev.delayedtasks.worker.Listeners;
@@ -153,6 +154,7 @@ public final class DelayedTasksAutoConfiguration {
 			if (eviction != DelayedTasksProperties.CheckMode.OFF) {
 				new EvictionPolicyCheck(redis, eviction == DelayedTasksProperties.CheckMode.FAIL).verify();
 			}
+			new TopologyRefreshCheck(connectionFactory).verify();
 			layout.verify();
 		};
 	}

@@ -1,10 +1,12 @@
 package dev.delayedtasks.store;
 
+import java.util.List;
 import java.util.Properties;
 
 import dev.delayedtasks.DelayedTaskException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.RedisCallback;
@@ -50,7 +52,7 @@ public final class EvictionPolicyCheck {
 		try {
 			Properties info = this.redis
 				.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("memory"));
-			policy = (info != null) ? info.getProperty("maxmemory_policy") : null;
+			policy = (info != null) ? strictestPolicy(info) : null;
 		}
 		catch (DataAccessException ex) {
 			logger.warn("Could not read Redis's maxmemory-policy (INFO memory: " + StoreScripts.reason(ex)
@@ -74,6 +76,26 @@ public final class EvictionPolicyCheck {
 			logger.warn("Redis's maxmemory-policy is " + policy + ": only keys with a TTL can be evicted, which for "
 					+ "delayed tasks are helper keys (timer leases, unique slots, cancel markers); prefer noeviction");
 		}
+	}
+
+	/**
+	 * The policy that can lose the most. On a Cluster connection Spring Data Redis asks
+	 * every node and prefixes each property with the node's address
+	 * ({@code 127.0.0.1:7000.maxmemory_policy}), and one node with {@code allkeys-*} is
+	 * enough to lose the tasks of its slots.
+	 */
+	private static @Nullable String strictestPolicy(Properties info) {
+		List<String> policies = info.stringPropertyNames()
+			.stream()
+			.filter((name) -> name.equals("maxmemory_policy") || name.endsWith(".maxmemory_policy"))
+			.map(info::getProperty)
+			.toList();
+		return policies.stream()
+			.filter((policy) -> policy.startsWith("allkeys-"))
+			.findFirst()
+			.or(() -> policies.stream().filter((policy) -> policy.startsWith("volatile-")).findFirst())
+			.or(() -> policies.stream().findFirst())
+			.orElse(null);
 	}
 
 }

@@ -3,6 +3,7 @@ package dev.delayedtasks.store;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,8 @@ import org.springframework.util.Assert;
 /**
  * Runs the Lua scripts on the application's Redis connection. Spring Data Redis sends
  * {@code EVALSHA} and falls back to {@code EVAL} when the server has lost its script
- * cache (restart, failover, {@code SCRIPT FLUSH}). Redis failures become
+ * cache (restart, failover, {@code SCRIPT FLUSH}). A script refused while a Redis Cluster
+ * slot moves or a master fails over is retried for a few seconds. Redis failures become
  * {@link TaskStoreException}s that say which operation on which queue failed, and, when
  * Redis's ACL refused it, what permission to grant.
  *
@@ -28,6 +30,13 @@ import org.springframework.util.Assert;
  * @since 0.1.0
  */
 public final class StoreScripts {
+
+	/**
+	 * Attempts while the master of a partition changes: waits of 25 ms doubling to 1.6 s.
+	 */
+	private static final int CLUSTER_RETRIES = 8;
+
+	private static final Duration CLUSTER_RETRY_DELAY = Duration.ofMillis(25);
 
 	private final StringRedisTemplate redis;
 
@@ -75,17 +84,50 @@ public final class StoreScripts {
 			@Nullable String taskId) {
 		Assert.isTrue(script.acceptsKeyCount(keys.size()), () -> script.fileName() + " takes " + script.fixedKeys()
 				+ " + n*" + script.keysPerItem() + " keys, not " + keys.size());
-		try {
-			@SuppressWarnings("unchecked")
-			List<Object> reply = this.redis.execute(this.scripts.get(script), keys, args.toArray());
-			Assert.state(reply != null, () -> script.fileName() + " returned no reply");
-			return reply;
+		for (int attempt = 1;; attempt++) {
+			try {
+				@SuppressWarnings("unchecked")
+				List<Object> reply = this.redis.execute(this.scripts.get(script), keys, args.toArray());
+				Assert.state(reply != null, () -> script.fileName() + " returned no reply");
+				return reply;
+			}
+			catch (DataAccessException ex) {
+				if (attempt < CLUSTER_RETRIES && isTopologyChanging(ex)) {
+					sleep(CLUSTER_RETRY_DELAY.toMillis() << (attempt - 1));
+					continue;
+				}
+				throw new TaskStoreException(
+						"Redis failed to run " + script.fileName() + " for queue '" + queue + "'"
+								+ ((taskId != null) ? " (task " + taskId + ")" : "") + ": " + reason(ex),
+						(taskId != null) ? new dev.delayedtasks.TaskId(taskId) : null, ex);
+			}
 		}
-		catch (DataAccessException ex) {
-			throw new TaskStoreException(
-					"Redis failed to run " + script.fileName() + " for queue '" + queue + "'"
-							+ ((taskId != null) ? " (task " + taskId + ")" : "") + ": " + reason(ex),
-					(taskId != null) ? new dev.delayedtasks.TaskId(taskId) : null, ex);
+	}
+
+	/**
+	 * Whether Redis refused the script because the master of its keys is changing: a
+	 * Cluster slot moving between masters, a Cluster without a master for a moment, or a
+	 * Sentinel failover that has just demoted the master we still talk to. Lettuce
+	 * follows {@code MOVED} and {@code ASK} itself, but not {@code TRYAGAIN} (some keys
+	 * of the partition already moved), a derived key that already moved ("non local
+	 * key"), {@code CLUSTERDOWN} or {@code READONLY}. Redis refuses {@code TRYAGAIN} and
+	 * {@code CLUSTERDOWN} before the script runs, and the other two stop it at a read or
+	 * at its first write. A retry is safe either way: ids are minted before the call, and
+	 * a claim lost half-way through a batch comes back when its lease expires.
+	 */
+	static boolean isTopologyChanging(DataAccessException ex) {
+		Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
+		String message = String.valueOf(cause.getMessage()) + " " + ex.getMessage();
+		return message.contains("TRYAGAIN") || message.contains("CLUSTERDOWN") || message.contains("non local key")
+				|| message.contains("MOVED ") || message.contains("ASK ") || message.contains("READONLY");
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 

@@ -9,6 +9,13 @@
 --   e.g. a replayed ack) | 'K' corrupt (task key is not a hash; dead-lettered)}
 -- keys: fixed=2 per-item=4
 redis.replicate_commands()
+-- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
+-- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
+local function pread(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  return r
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -24,7 +31,7 @@ local reply, done, stale, corrupted = {now}, 0, 0, 0
 for i = 0, items - 1 do
   local tk, pk, ek, uk = KEYS[3 + 4 * i], KEYS[4 + 4 * i], KEYS[5 + 4 * i], KEYS[6 + 4 * i]
   local id, token = ARGV[2 + 2 * i], ARGV[3 + 2 * i]
-  local k = redis.pcall('HGET', tk, 'k')
+  local k = pread('HGET', tk, 'k')
   local code
   if type(k) == 'table' then
     redis.call('ZREM', lease, id)
@@ -34,7 +41,7 @@ for i = 0, items - 1 do
     code = 'K'
   elseif k and k == token then
     redis.call('ZREM', lease, id)
-    if redis.pcall('GET', uk) == id then redis.call('DEL', uk) end
+    if pread('GET', uk) == id then redis.call('DEL', uk) end
     redis.call('DEL', tk, pk, ek)
     done = done + 1
     code = 'O'

@@ -12,6 +12,13 @@
 --   extend) | 'D' dead, not cancellable | 'N' not found (missing or already cancelled) | 'K' corrupt (dead-lettered)
 -- keys: fixed=5 per-item=0
 redis.replicate_commands()
+-- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
+-- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
+local function pread(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  return r
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -21,7 +28,7 @@ if not (#KEYS == 5 and base and id and tombstoneTtl and tombstoneTtl == math.flo
   return redis.error_reply('ERR cancel: bad KEYS/ARGV')
 end
 
-local r = redis.pcall('HMGET', tk, 's', 'u')
+local r = pread('HMGET', tk, 's', 'u')
 local s = not r.err and r[1]
 if not r.err and not s and redis.call('EXISTS', tk) == 0 then return {now, 'N'} end
 if s == 'X' then return {now, 'N'} end
@@ -34,7 +41,7 @@ end
 local function releaseUnique()
   if r[2] and r[2] ~= '' then
     local uk = base .. 'u:' .. r[2]
-    if redis.pcall('GET', uk) == id then redis.call('DEL', uk) end
+    if pread('GET', uk) == id then redis.call('DEL', uk) end
   end
 end
 

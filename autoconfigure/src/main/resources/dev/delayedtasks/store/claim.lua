@@ -16,6 +16,13 @@
 --   then per item 9 fields: id, token, envelope, a, v (after increment), m, d, c, u or ''}
 -- keys: fixed=8 per-item=0
 redis.replicate_commands()
+-- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
+-- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
+local function pread(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  return r
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -49,7 +56,7 @@ end
 
 -- Reads a task hash without ever raising. Status: 'ok' | 'missing' | 'notahash' | 'nostate'.
 local function readTask(tk, ...)
-  local r = redis.pcall('HMGET', tk, 's', ...)
+  local r = pread('HMGET', tk, 's', ...)
   if type(r) ~= 'table' or r.err then return 'notahash', {} end
   if not r[1] then return redis.call('EXISTS', tk) == 0 and 'missing' or 'nostate', r end
   return 'ok', r
@@ -73,7 +80,7 @@ end
 local function releaseUnique(id, u)
   if u and u ~= '' then
     local uk = base .. 'u:' .. u
-    if redis.pcall('GET', uk) == id then redis.call('DEL', uk) end
+    if pread('GET', uk) == id then redis.call('DEL', uk) end
   end
 end
 
@@ -183,7 +190,7 @@ if not paused then
       corrupt(id, status)
     else
       local a, v, m, f, d, c = int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7])
-      local payload = redis.pcall('GET', base .. 'p:' .. id)
+      local payload = pread('GET', base .. 'p:' .. id)
       if not (a and v and m and f and d and c) then
         corrupt(id, status, 'a numeric field (a, v, m, f, d, c) is missing or not a number')
       elseif type(payload) ~= 'string' then

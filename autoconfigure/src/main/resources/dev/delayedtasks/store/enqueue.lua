@@ -16,6 +16,13 @@
 --    id (the created id, or the existing/duplicate holder's id), due ms (or -1)}
 -- keys: fixed=6 per-item=3
 redis.replicate_commands()
+-- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
+-- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
+local function pread(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  return r
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -59,7 +66,7 @@ for i = 0, items - 1 do
   local due = mode == 'D' and now + time or time
   local code, rid, rdue = 'C', id, due
 
-  local cur = redis.pcall('HMGET', tk, 's', 'd')
+  local cur = pread('HMGET', tk, 's', 'd')
   local isHash = not cur.err
   if not isHash or (not cur[1] and redis.call('EXISTS', tk) == 1) then
     -- Unreadable data under this id: park it in dead rather than overwrite something we cannot interpret.
@@ -79,8 +86,8 @@ for i = 0, items - 1 do
     local digest = string.sub(uk, 1, #prefix) == prefix and string.sub(uk, #prefix + 1) or ''
     local unique = ttl > 0 and digest ~= ''
     if unique and not redis.call('SET', uk, id, 'NX', 'PX', ttl) then
-      local ex = redis.pcall('GET', uk)
-      local holder = type(ex) == 'string' and redis.pcall('HMGET', base .. 't:' .. ex, 's', 'd')
+      local ex = pread('GET', uk)
+      local holder = type(ex) == 'string' and pread('HMGET', base .. 't:' .. ex, 's', 'd')
       if holder and not holder.err and live[holder[1]] then
         code, rid, rdue = 'U', ex, int(holder[2]) or -1
       else

@@ -7,6 +7,13 @@
 --   'L' lost (missing, token mismatch or unreadable)}
 -- keys: fixed=1 per-item=1
 redis.replicate_commands()
+-- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
+-- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
+local function pread(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  return r
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -20,7 +27,7 @@ end
 local reply = {now}
 for i = 1, items do
   local id, token = ARGV[1 + 2 * i], ARGV[2 + 2 * i]
-  local r = redis.pcall('HMGET', KEYS[1 + i], 'k', 'cr')
+  local r = pread('HMGET', KEYS[1 + i], 'k', 'cr')
   local code = 'L'
   if not r.err and r[1] and r[1] == token then
     -- GT: a delayed heartbeat must never shorten a lease a newer one already pushed further.

@@ -19,6 +19,13 @@
 --   'S' stale | 'G' gone | 'K' corrupt
 -- keys: fixed=11 per-item=0
 redis.replicate_commands()
+-- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
+-- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
+local function pread(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  return r
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -39,7 +46,7 @@ if not (#KEYS == 11 and #ARGV == 11 and delay and delay >= -1 and maxCount and m
   return redis.error_reply('ERR fail: bad KEYS/ARGV')
 end
 
-local r = redis.pcall('HMGET', tk, 'k', 'a', 'm', 'cr', 'u')
+local r = pread('HMGET', tk, 'k', 'a', 'm', 'cr', 'u')
 if r.err then
   redis.call('ZREM', lease, id)
   redis.call('ZADD', dead, now, id)
@@ -57,7 +64,7 @@ local a, m = int(r[2]), int(r[3])
 local function releaseUnique()
   if r[5] and r[5] ~= '' then
     local uk = base .. 'u:' .. r[5]
-    if redis.pcall('GET', uk) == id then redis.call('DEL', uk) end
+    if pread('GET', uk) == id then redis.call('DEL', uk) end
   end
 end
 
@@ -91,7 +98,7 @@ if delay == -1 or a >= m then
   local purged = 0
   local function drop(x)
     local xk = base .. 't:' .. x
-    local s = redis.pcall('HGET', xk, 's')
+    local s = pread('HGET', xk, 's')
     -- A dead entry whose id now names a live task is stale: drop the entry, keep the task.
     if s ~= 'S' and s ~= 'R' and s ~= 'A' then redis.call('DEL', xk, base .. 'p:' .. x, base .. 'e:' .. x) end
     redis.call('ZREM', dead, x)

@@ -8,6 +8,13 @@
 -- Reply: {now, deleted, remainingDead}
 -- keys: fixed=2 per-item=0
 redis.replicate_commands()
+-- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
+-- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
+local function pread(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  return r
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -28,13 +35,13 @@ end
 local deleted = 0
 local function drop(id)
   local tk = base .. 't:' .. id
-  local r = redis.pcall('HMGET', tk, 's', 'u')
+  local r = pread('HMGET', tk, 's', 'u')
   local s = not r.err and r[1]
   -- A dead entry whose id now names a live task is stale: drop the entry, keep the task.
   if s ~= 'S' and s ~= 'R' and s ~= 'A' then
     if not r.err and r[2] and r[2] ~= '' then
       local uk = base .. 'u:' .. r[2]
-      if redis.pcall('GET', uk) == id then redis.call('DEL', uk) end
+      if pread('GET', uk) == id then redis.call('DEL', uk) end
     end
     redis.call('DEL', tk, base .. 'p:' .. id, base .. 'e:' .. id)
   end

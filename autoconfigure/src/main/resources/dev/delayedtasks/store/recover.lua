@@ -11,6 +11,13 @@
 -- Reply: {now, released, canceled}
 -- keys: fixed=4 per-item=0
 redis.replicate_commands()
+-- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
+-- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
+local function pread(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  return r
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -36,14 +43,14 @@ local released, canceled = 0, 0
 -- A lost claim leased its tasks last, so they sit among the latest deadlines.
 for _, id in ipairs(redis.call('ZREVRANGE', lease, 0, scanLimit - 1)) do
   local tk = base .. 't:' .. id
-  local r = redis.pcall('HMGET', tk, 'k', 'v', 'cr', 'u', 's')
+  local r = pread('HMGET', tk, 'k', 'v', 'cr', 'u', 's')
   local nonce = type(r) == 'table' and not r.err and type(r[1]) == 'string' and r[1]:match('^(.*):%d+$')
   local v = nonce and int(r[2])
   if nonce and lost[nonce] and v and r[5] == 'A' then
     redis.call('ZREM', lease, id)
     if r[3] == '1' then
       -- Cancelled meanwhile: giving it back would run it again.
-      if r[4] and r[4] ~= '' and redis.pcall('GET', base .. 'u:' .. r[4]) == id then
+      if r[4] and r[4] ~= '' and pread('GET', base .. 'u:' .. r[4]) == id then
         redis.call('DEL', base .. 'u:' .. r[4])
       end
       redis.call('DEL', tk, base .. 'p:' .. id, base .. 'e:' .. id)

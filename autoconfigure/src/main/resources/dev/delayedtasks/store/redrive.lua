@@ -10,6 +10,13 @@
 --   or payload missing) stay dead. For a single id: moved = 1, or 0 with skipped = 1, or -1 when it is not in dead.
 -- keys: fixed=4 per-item=0
 redis.replicate_commands()
+-- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
+-- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
+local function pread(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  return r
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -38,7 +45,7 @@ end
 local moved, skipped = 0, 0
 for _, id in ipairs(ids) do
   local tk = base .. 't:' .. id
-  local s = redis.pcall('HGET', tk, 's')
+  local s = pread('HGET', tk, 's')
   -- Without a readable task and its payload there is nothing to run: leave the entry for inspection or purge.
   if s ~= 'D' or redis.call('TYPE', base .. 'p:' .. id).ok ~= 'string' then
     skipped = skipped + 1

@@ -10,6 +10,13 @@
 --   'L' lost (missing, token mismatch or unreadable; nothing changed)}
 -- keys: fixed=4 per-item=4
 redis.replicate_commands()
+-- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
+-- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
+local function pread(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  return r
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -31,14 +38,14 @@ local reply, released, canceled = {now}, 0, 0
 for i = 0, items - 1 do
   local tk, pk, ek, uk = KEYS[5 + 4 * i], KEYS[6 + 4 * i], KEYS[7 + 4 * i], KEYS[8 + 4 * i]
   local id, token = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
-  local r = redis.pcall('HMGET', tk, 'k', 'v', 'cr')
+  local r = pread('HMGET', tk, 'k', 'v', 'cr')
   local code = 'L'
   if r.err or r[1] ~= token then
     code = 'L' -- another worker owns it now, or it is gone: leave it alone
   elseif r[3] == '1' then
     -- Cancelled while it ran: releasing it would run it again.
     redis.call('ZREM', lease, id)
-    if redis.pcall('GET', uk) == id then redis.call('DEL', uk) end
+    if pread('GET', uk) == id then redis.call('DEL', uk) end
     redis.call('DEL', tk, pk, ek)
     canceled = canceled + 1
     code = 'C'

@@ -12,6 +12,13 @@
 --   'W' wrong state (active or dead) | 'K' corrupt (dead-lettered)
 -- keys: fixed=6 per-item=0
 redis.replicate_commands()
+-- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
+-- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
+local function pread(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  return r
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -30,7 +37,7 @@ if not (#KEYS == 6 and id and (mode == 'D' or mode == 'A') and time and fanoutBa
 end
 local due = mode == 'D' and now + time or time
 
-local r = redis.pcall('HMGET', tk, 's')
+local r = pread('HMGET', tk, 's')
 local s = not r.err and r[1]
 if not r.err and not s and redis.call('EXISTS', tk) == 0 then return {now, 'N', -1} end
 if s == 'X' then return {now, 'N', -1} end

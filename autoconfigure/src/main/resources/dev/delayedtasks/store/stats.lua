@@ -13,6 +13,13 @@
 --   timer owner or '', paused (0/1), layout version or '', then the stats hash flattened: name, value, ...}
 -- keys: fixed=7 per-item=0
 redis.replicate_commands()
+-- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
+-- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
+local function pread(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  return r
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -25,7 +32,7 @@ local head = redis.call('ZRANGE', sched, 0, 0, 'WITHSCORES')
 local oldestReady = -1
 if hintScan >= 1 then
   for _, id in ipairs(redis.call('LRANGE', ready, 0, math.floor(hintScan) - 1)) do
-    local r = redis.pcall('HMGET', base .. 't:' .. id, 's', 'd')
+    local r = pread('HMGET', base .. 't:' .. id, 's', 'd')
     local d = not r.err and r[1] == 'R' and tonumber(r[2])
     if d then
       oldestReady = d

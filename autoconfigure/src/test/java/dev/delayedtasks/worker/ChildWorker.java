@@ -55,11 +55,14 @@ final class ChildWorker implements AutoCloseable {
 			.info()
 			.command()
 			.orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-		List<String> command = new ArrayList<>(List.of(java, "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp",
-				System.getProperty("java.class.path"), CrashTestWorker.class.getName(),
-				"--spring.data.redis.url=" + redis.url(), "--delayed-tasks.key-prefix=" + redis.keyPrefix(),
-				"--crash.queue=" + queue, "--crash.concurrency=" + concurrency, "--spring.main.banner-mode=off",
-				"--logging.level.root=WARN", "--logging.level.dev.delayedtasks=INFO"));
+		List<String> command = new ArrayList<>(
+				List.of(java, "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", System.getProperty("java.class.path"),
+						CrashTestWorker.class.getName(), "--delayed-tasks.key-prefix=" + redis.keyPrefix(),
+						"--crash.queue=" + queue, "--crash.concurrency=" + concurrency, "--spring.main.banner-mode=off",
+						"--logging.level.root=WARN", "--logging.level.dev.delayedtasks=INFO"));
+		for (String property : redis.connectionProperties()) {
+			command.add("--" + property);
+		}
 		for (String property : ShortLeases.PROPERTIES) {
 			command.add("--" + property);
 		}

@@ -46,7 +46,8 @@ final class ShortLeases {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayedTasksAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.url=" + redis.url(), "delayed-tasks.key-prefix=" + redis.keyPrefix(),
+			.withPropertyValues(redis.connectionProperties())
+			.withPropertyValues("delayed-tasks.key-prefix=" + redis.keyPrefix(),
 					"delayed-tasks.worker.shutdown-timeout=1s")
 			.withPropertyValues(PROPERTIES)
 			.withPropertyValues(properties);

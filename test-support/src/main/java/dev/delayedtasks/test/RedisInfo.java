@@ -3,6 +3,8 @@ package dev.delayedtasks.test;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanCursor;
@@ -13,6 +15,7 @@ import io.lettuce.core.ScanCursor;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.SlotHash;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,17 +43,32 @@ final class RedisInfo {
 		}
 	}
 
+	static long deleteKeys(List<RedisURI> nodes, @Nullable Path caCertificate, String prefix) {
+		long deleted = 0;
+		for (RedisURI node : nodes) {
+			deleted += deleteKeys(node, caCertificate, prefix);
+		}
+		return deleted;
+	}
+
 	static long deleteKeys(RedisURI uri, @Nullable Path caCertificate, String prefix) {
 		try (Session session = new Session(uri, caCertificate)) {
 			RedisCommands<String, String> commands = session.commands();
+			if (commands.info("replication").contains("role:slave")) {
+				// A replica refuses writes; its master's scan covers the same keys.
+				return 0;
+			}
 			long deleted = 0;
 			ScanCursor cursor = ScanCursor.INITIAL;
 			ScanArgs match = ScanArgs.Builder.matches(escapeGlob(prefix) + "*").limit(1000);
 			do {
 				KeyScanCursor<String> page = commands.scan(cursor, match);
 				List<String> keys = page.getKeys();
-				if (!keys.isEmpty()) {
-					deleted += commands.unlink(keys.toArray(String[]::new));
+				// One UNLINK per hash slot: a cluster node refuses keys of several slots
+				// in one command (CROSSSLOT).
+				Map<Integer, List<String>> bySlot = keys.stream().collect(Collectors.groupingBy(SlotHash::getSlot));
+				for (List<String> slotKeys : bySlot.values()) {
+					deleted += commands.unlink(slotKeys.toArray(String[]::new));
 				}
 				cursor = page;
 			}

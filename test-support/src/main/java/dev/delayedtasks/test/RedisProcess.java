@@ -75,26 +75,30 @@ public final class RedisProcess implements RedisServer {
 	 * @return the running server
 	 */
 	public static RedisProcess start(RedisKind kind, Path binary, PidFiles pidFiles, List<String> extraArguments) {
-		return start(kind, binary, pidFiles, extraArguments, null);
+		return start(kind, binary, pidFiles, null, extraArguments, null);
 	}
 
 	/**
-	 * Start {@code binary} on a free port with persistence off and the given extra
-	 * arguments, accepting only TLS connections when {@code certificates} are given.
+	 * Start {@code binary} on a free port with persistence off, an optional configuration
+	 * file and the given extra arguments, accepting only TLS connections when
+	 * {@code certificates} are given.
 	 * @param kind the kind to report
 	 * @param binary the {@code redis-server} executable
 	 * @param pidFiles where the process is recorded
+	 * @param config the content of a configuration file, written to the working directory
+	 * and passed first (for modes that rewrite it, such as {@code --sentinel}), or
+	 * {@code null} for none
 	 * @param extraArguments further {@code redis-server} arguments
 	 * @param certificates the server's certificates, or {@code null} for plain TCP
 	 * @return the running server
 	 */
-	public static RedisProcess start(RedisKind kind, Path binary, PidFiles pidFiles, List<String> extraArguments,
-			@Nullable TestCertificates certificates) {
+	public static RedisProcess start(RedisKind kind, Path binary, PidFiles pidFiles, @Nullable String config,
+			List<String> extraArguments, @Nullable TestCertificates certificates) {
 		RuntimeException lastFailure = null;
 		for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
 			int port = freePort();
 			try {
-				return startOn(kind, binary, port, pidFiles, extraArguments, certificates);
+				return startOn(kind, binary, port, pidFiles, config, extraArguments, certificates);
 			}
 			catch (RuntimeException ex) {
 				// Another process may have taken the free port between probing and
@@ -106,15 +110,22 @@ public final class RedisProcess implements RedisServer {
 	}
 
 	private static RedisProcess startOn(RedisKind kind, Path binary, int port, PidFiles pidFiles,
-			List<String> extraArguments, @Nullable TestCertificates certificates) {
+			@Nullable String config, List<String> extraArguments, @Nullable TestCertificates certificates) {
 		Path workDirectory = pidFiles.directory().resolve("redis-" + port);
 		List<String> command = new ArrayList<>(List.of(binary.toString()));
+		if (config != null) {
+			// redis-server reads a configuration file only as its first argument.
+			command.add(workDirectory.resolve("redis.conf").toString());
+		}
 		command.addAll(listenArguments(port, certificates));
 		command.addAll(List.of("--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir",
 				workDirectory.toString()));
 		command.addAll(extraArguments);
 		try {
 			Files.createDirectories(workDirectory);
+			if (config != null) {
+				Files.writeString(workDirectory.resolve("redis.conf"), config);
+			}
 		}
 		catch (IOException ex) {
 			throw new RedisUnavailableException("Could not create " + workDirectory + ": " + ex.getMessage(), ex);
@@ -218,6 +229,14 @@ public final class RedisProcess implements RedisServer {
 	@Override
 	public Optional<Path> caCertificate() {
 		return Optional.ofNullable(this.certificates).map(TestCertificates::caCertificate);
+	}
+
+	/**
+	 * The address, {@code 127.0.0.1:port}.
+	 * @return the address
+	 */
+	public String address() {
+		return "127.0.0.1:" + this.port;
 	}
 
 	/**

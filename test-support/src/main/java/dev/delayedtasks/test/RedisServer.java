@@ -1,6 +1,7 @@
 package dev.delayedtasks.test;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 import io.lettuce.core.RedisURI;
@@ -27,6 +28,15 @@ public interface RedisServer extends AutoCloseable {
 	 * @return the URI
 	 */
 	RedisURI uri();
+
+	/**
+	 * Every node holding data: the server itself, or each running node of a cluster. Key
+	 * clean-up scans them all, because a cluster node only scans its own slots.
+	 * @return the node URIs
+	 */
+	default List<RedisURI> nodeUris() {
+		return List.of(uri());
+	}
 
 	/**
 	 * The version the server reports in {@code INFO server}.

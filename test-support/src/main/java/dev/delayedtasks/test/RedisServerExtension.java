@@ -43,8 +43,21 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 		}
 		RedisServer server;
 		try {
-			server = privateServer ? privateServer(context, servers, kind, List.of(settings.arguments()), tls)
-					: sharedServer(context, servers, kind);
+			if (settings != null && settings.cluster()) {
+				RedisKind clusterKind = kind;
+				server = context.getStore(NAMESPACE)
+					.computeIfAbsent("cluster",
+							(key) -> servers.startCluster(clusterKind, 3, settings.replicasPerMaster()),
+							RedisServer.class);
+			}
+			else if (settings != null && settings.sentinel()) {
+				server = context.getStore(NAMESPACE)
+					.computeIfAbsent("sentinels", (key) -> servers.startSentinels(), RedisServer.class);
+			}
+			else {
+				server = privateServer ? privateServer(context, servers, kind, List.of(settings.arguments()), tls)
+						: sharedServer(context, servers, kind);
+			}
 		}
 		catch (RedisUnavailableException ex) {
 			throw new TestAbortedException("No Redis of kind " + kind + " here: " + ex.getMessage(), ex);

@@ -164,6 +164,38 @@ public final class RedisServers {
 		return startProcess(kind, extraArguments, new ArrayList<>(), TestCertificates.create(directory));
 	}
 
+	/**
+	 * A Redis Cluster of this caller's own, of {@code redis-server} processes joined with
+	 * the cluster commands and healthy when this returns.
+	 * @param kind {@link RedisKind#PATH_BINARY} or {@link RedisKind#BUNDLED_6_2}; any
+	 * other kind means the first of those two that is available (a URL or a container
+	 * cannot give a cluster of this caller's own)
+	 * @param masters the number of masters
+	 * @param replicasPerMaster the number of replicas of each master
+	 * @return the cluster
+	 */
+	public RedisCluster startCluster(RedisKind kind, int masters, int replicasPerMaster) {
+		RedisKind processKind = (kind == RedisKind.BUNDLED_6_2 || kind == RedisKind.PATH_BINARY) ? kind : RedisKind.ANY;
+		return chosen(
+				RedisCluster.start((arguments) -> startProcess(processKind, arguments), masters, replicasPerMaster),
+				"cluster of redis-server processes");
+	}
+
+	/**
+	 * A master, a replica and three Sentinels of this caller's own, from the
+	 * {@code redis-server} on the {@code PATH} (which runs Sentinels with
+	 * {@code --sentinel}).
+	 * @return the group, with every Sentinel aware of the replica and of each other
+	 * @throws RedisUnavailableException if there is no {@code redis-server} on the
+	 * {@code PATH}
+	 */
+	public RedisSentinels startSentinels() {
+		Path binary = this.binaries.onPath()
+			.orElseThrow(() -> new RedisUnavailableException("No redis-server on PATH to run Sentinels with"));
+		return chosen(RedisSentinels.start((config, arguments) -> RedisProcess.start(RedisKind.PATH_BINARY, binary,
+				this.pidFiles, config, arguments, null)), "Sentinels of redis-server processes");
+	}
+
 	private RedisProcess startProcess(RedisKind kind, List<String> extraArguments, List<String> passedOver) {
 		return startProcess(kind, extraArguments, passedOver, null);
 	}
@@ -173,8 +205,8 @@ public final class RedisServers {
 		if (kind == RedisKind.ANY || kind == RedisKind.PATH_BINARY) {
 			Optional<Path> binary = this.binaries.onPath();
 			if (binary.isPresent()) {
-				return chosen(RedisProcess.start(RedisKind.PATH_BINARY, binary.get(), this.pidFiles, extraArguments,
-						certificates), withPassedOver("redis-server found on PATH", passedOver));
+				return chosen(RedisProcess.start(RedisKind.PATH_BINARY, binary.get(), this.pidFiles, null,
+						extraArguments, certificates), withPassedOver("redis-server found on PATH", passedOver));
 			}
 			if (kind == RedisKind.PATH_BINARY) {
 				throw new RedisUnavailableException("No redis-server on PATH");
@@ -185,7 +217,7 @@ public final class RedisServers {
 			Optional<Path> binary = this.binaries.bundled();
 			if (binary.isPresent()) {
 				return chosen(
-						RedisProcess.start(RedisKind.BUNDLED_6_2, binary.get(), this.pidFiles, extraArguments,
+						RedisProcess.start(RedisKind.BUNDLED_6_2, binary.get(), this.pidFiles, null, extraArguments,
 								certificates),
 						withPassedOver("Redis 6.2 binary from com.github.codemonstur:embedded-redis", passedOver));
 			}

@@ -69,6 +69,23 @@ public final class TestRedis {
 	}
 
 	/**
+	 * The Spring Boot properties that connect an application to this server, as
+	 * {@code name=value}: {@code spring.data.redis.url}, or the cluster nodes, or the
+	 * Sentinel master and nodes.
+	 * @return the properties
+	 */
+	public String[] connectionProperties() {
+		if (this.server instanceof RedisCluster cluster) {
+			return new String[] { "spring.data.redis.cluster.nodes=" + cluster.nodesProperty() };
+		}
+		if (this.server instanceof RedisSentinels sentinels) {
+			return new String[] { "spring.data.redis.sentinel.master=" + RedisSentinels.MASTER_NAME,
+					"spring.data.redis.sentinel.nodes=" + sentinels.sentinelNodesProperty() };
+		}
+		return new String[] { "spring.data.redis.url=" + url() };
+	}
+
+	/**
 	 * The host.
 	 * @return the host
 	 */
@@ -93,11 +110,37 @@ public final class TestRedis {
 	}
 
 	/**
+	 * The cluster, when the test class asked for one with {@link WithRedis#cluster()}.
+	 * @return the cluster
+	 * @throws IllegalStateException if the server is not a cluster
+	 */
+	public RedisCluster cluster() {
+		if (!(this.server instanceof RedisCluster cluster)) {
+			throw new IllegalStateException(
+					"Not a Redis Cluster: annotate the test class with @WithRedis(cluster = true)");
+		}
+		return cluster;
+	}
+
+	/**
+	 * The master, replica and Sentinels, when the test class asked for them with
+	 * {@link WithRedis#sentinel()}.
+	 * @return the Sentinels
+	 * @throws IllegalStateException if the server is not watched by Sentinels
+	 */
+	public RedisSentinels sentinels() {
+		if (!(this.server instanceof RedisSentinels sentinels)) {
+			throw new IllegalStateException("No Sentinels: annotate the test class with @WithRedis(sentinel = true)");
+		}
+		return sentinels;
+	}
+
+	/**
 	 * Delete every key under {@link #keyPrefix()}.
 	 * @return the number of keys deleted
 	 */
 	public long deleteKeys() {
-		return RedisInfo.deleteKeys(this.server.uri(), this.server.caCertificate().orElse(null), this.keyPrefix);
+		return RedisInfo.deleteKeys(this.server.nodeUris(), this.server.caCertificate().orElse(null), this.keyPrefix);
 	}
 
 }

@@ -59,4 +59,25 @@ public @interface WithRedis {
 	 */
 	boolean tls() default false;
 
+	/**
+	 * Whether the class gets a Redis Cluster of three masters of its own (always private,
+	 * always {@code redis-server} processes), reachable through
+	 * {@link TestRedis#cluster()}.
+	 * @return whether to start a cluster
+	 */
+	boolean cluster() default false;
+
+	/**
+	 * The number of replicas of each master of a {@link #cluster() cluster}.
+	 * @return the replicas per master
+	 */
+	int replicasPerMaster() default 0;
+
+	/**
+	 * Whether the class gets a master, a replica and three Sentinels of its own (always
+	 * private), reachable through {@link TestRedis#sentinels()}.
+	 * @return whether to start Sentinels
+	 */
+	boolean sentinel() default false;
+
 }
