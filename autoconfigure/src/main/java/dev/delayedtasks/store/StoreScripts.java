@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 import dev.delayedtasks.TaskStoreException;
 import org.jspecify.annotations.Nullable;
@@ -30,6 +31,8 @@ import org.springframework.util.Assert;
  * @since 0.1.0
  */
 public final class StoreScripts {
+
+	private static final Pattern REDIRECT = Pattern.compile("\\b(MOVED|ASK) \\d+ ");
 
 	/**
 	 * Attempts while the master of a partition changes: waits of 25 ms doubling to 1.6 s.
@@ -92,7 +95,11 @@ public final class StoreScripts {
 				return reply;
 			}
 			catch (DataAccessException ex) {
-				if (attempt < CLUSTER_RETRIES && isTopologyChanging(ex)) {
+				// A claim is not retried here: one stopped half-way has leased tasks
+				// under
+				// its nonce, and the dispatcher recovers them by that nonce and claims
+				// again with a new one.
+				if (script != Script.CLAIM && attempt < CLUSTER_RETRIES && isTopologyChanging(ex)) {
 					sleep(CLUSTER_RETRY_DELAY.toMillis() << (attempt - 1));
 					continue;
 				}
@@ -111,15 +118,17 @@ public final class StoreScripts {
 	 * follows {@code MOVED} and {@code ASK} itself, but not {@code TRYAGAIN} (some keys
 	 * of the partition already moved), a derived key that already moved ("non local
 	 * key"), {@code CLUSTERDOWN} or {@code READONLY}. Redis refuses {@code TRYAGAIN} and
-	 * {@code CLUSTERDOWN} before the script runs, and the other two stop it at a read or
-	 * at its first write. A retry is safe either way: ids are minted before the call, and
-	 * a claim lost half-way through a batch comes back when its lease expires.
+	 * {@code CLUSTERDOWN} before the script runs; {@code READONLY} stops it at its first
+	 * write. "Non local key" can stop a batch script after earlier items were written,
+	 * but each item touches its undeclared keys before its first write, so every item is
+	 * either done or untouched, and a retry does the rest: ids are minted before the
+	 * call.
 	 */
 	static boolean isTopologyChanging(DataAccessException ex) {
 		Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
 		String message = String.valueOf(cause.getMessage()) + " " + ex.getMessage();
 		return message.contains("TRYAGAIN") || message.contains("CLUSTERDOWN") || message.contains("non local key")
-				|| message.contains("MOVED ") || message.contains("ASK ") || message.contains("READONLY");
+				|| REDIRECT.matcher(message).find() || message.contains("READONLY");
 	}
 
 	private static void sleep(long millis) {

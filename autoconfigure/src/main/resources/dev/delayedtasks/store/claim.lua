@@ -20,7 +20,7 @@ redis.replicate_commands()
 -- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
 local function pread(...)
   local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
   return r
 end
 local t = redis.call('TIME')
@@ -67,13 +67,14 @@ local problems = {notahash = 'task key is not a hash', nostate = 'task hash has 
 -- Redis does not roll back a script that fails half-way, so malformed data is parked in dead instead of raising.
 local function corrupt(id, status, what, index)
   local tk = base .. 't:' .. id
+  -- e: is not a declared key: touching it first means a moved slot raises before this task changed.
+  redis.call('SET', base .. 'e:' .. id, 'corrupt\n\n' .. (what or problems[status]))
   if index then redis.call('ZREM', index, id) end
   if status ~= 'notahash' then
     redis.call('HSET', tk, 's', 'D')
     redis.call('HDEL', tk, 'k')
   end
   redis.call('ZADD', dead, now, id)
-  redis.call('SET', base .. 'e:' .. id, 'corrupt\n\n' .. (what or problems[status]))
   bump('corrupt')
 end
 
@@ -136,21 +137,21 @@ local function reapExpired()
     elseif status ~= 'ok' then
       corrupt(id, status, nil, lease)
     elseif r[3] == '1' then
-      -- Cancelled while it ran: the cancel wins over a redelivery.
-      redis.call('ZREM', lease, id)
+      -- Cancelled while it ran: the cancel wins over a redelivery. Undeclared keys first, the index last.
       releaseUnique(id, r[4])
       deleteTask(id)
+      redis.call('ZREM', lease, id)
       bump('canceled')
     elseif not v then
       corrupt(id, status, 'field v is not a number', lease)
     elseif v >= maxDeliveries then
       -- Poison-pill guard: a task that keeps killing its worker stops being redelivered.
+      redis.call('SET', base .. 'e:' .. id, 'max-deliveries\n\nlease expired after ' .. v .. ' deliveries')
+      releaseUnique(id, r[4])
       redis.call('ZREM', lease, id)
       redis.call('HDEL', tk, 'k')
       redis.call('HSET', tk, 's', 'D')
       redis.call('ZADD', dead, now, id)
-      redis.call('SET', base .. 'e:' .. id, 'max-deliveries\n\nlease expired after ' .. v .. ' deliveries')
-      releaseUnique(id, r[4])
       bump('dead')
     else
       redis.call('ZREM', lease, id)
@@ -179,33 +180,39 @@ if not paused then
       more = more or redis.call('LLEN', ready) > 0
       break
     end
-    local id = redis.call('LPOP', ready)
+    -- Peek, read, then pop: a read that raises (a moved slot) must not lose the hint.
+    local id = redis.call('LINDEX', ready, 0)
     if not id then break end
-    pops = pops + 1
     local tk = base .. 't:' .. id
     local status, r = readTask(tk, 'a', 'v', 'm', 'f', 'd', 'c', 'u')
+    local payload = (status == 'ok' and r[1] == 'R') and pread('GET', base .. 'p:' .. id) or nil
+    -- corrupt() may still raise at its undeclared e: key, so the hint goes only after it.
     if status == 'missing' or (status == 'ok' and r[1] ~= 'R') then
       skipped = skipped + 1 -- a hint left behind by cancel, reschedule or an expired tombstone
     elseif status ~= 'ok' then
       corrupt(id, status)
-    else
-      local a, v, m, f, d, c = int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7])
-      local payload = pread('GET', base .. 'p:' .. id)
-      if not (a and v and m and f and d and c) then
-        corrupt(id, status, 'a numeric field (a, v, m, f, d, c) is missing or not a number')
-      elseif type(payload) ~= 'string' then
-        corrupt(id, status, payload and 'payload key is not a string' or 'payload is missing')
-      else
-        -- The fence comes from a partition-wide counter, not the task's own: a task re-created with the same id
-        -- starts again at f = 0, and a per-task count would hand an old lease's token to the new task.
-        f, v = redis.call('HINCRBY', stats, 'fence', 1), v + 1
-        local token = nonce .. ':' .. f
-        redis.call('HSET', tk, 's', 'A', 'k', token, 'f', f, 'v', v)
-        redis.call('ZADD', lease, now + leaseMs, id)
-        claimed = claimed + 1
-        bytes = bytes + #payload
-        for _, x in ipairs({id, token, payload, a, v, m, d, c, r[8] or ''}) do reply[#reply + 1] = x end
-      end
+    end
+    local a, v, m, f, d, c = int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7])
+    local leasable = status == 'ok' and r[1] == 'R'
+    if leasable and not (a and v and m and f and d and c) then
+      corrupt(id, status, 'a numeric field (a, v, m, f, d, c) is missing or not a number')
+      leasable = false
+    elseif leasable and type(payload) ~= 'string' then
+      corrupt(id, status, payload and 'payload key is not a string' or 'payload is missing')
+      leasable = false
+    end
+    redis.call('LPOP', ready)
+    pops = pops + 1
+    if leasable then
+      -- The fence comes from a partition-wide counter, not the task's own: a task re-created with the same id
+      -- starts again at f = 0, and a per-task count would hand an old lease's token to the new task.
+      f, v = redis.call('HINCRBY', stats, 'fence', 1), v + 1
+      local token = nonce .. ':' .. f
+      redis.call('HSET', tk, 's', 'A', 'k', token, 'f', f, 'v', v)
+      redis.call('ZADD', lease, now + leaseMs, id)
+      claimed = claimed + 1
+      bytes = bytes + #payload
+      for _, x in ipairs({id, token, payload, a, v, m, d, c, r[8] or ''}) do reply[#reply + 1] = x end
     end
   end
   if skipped > 0 and ghosts > 0 then bump('ghost', -math.min(skipped, ghosts)) end

@@ -11,7 +11,7 @@ redis.replicate_commands()
 -- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
 local function pread(...)
   local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
   return r
 end
 local t = redis.call('TIME')

@@ -23,7 +23,7 @@ redis.replicate_commands()
 -- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
 local function pread(...)
   local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
   return r
 end
 local t = redis.call('TIME')
@@ -68,15 +68,16 @@ local function releaseUnique()
   end
 end
 
-redis.call('ZREM', lease, id)
-redis.call('HDEL', tk, 'k')
 if r[4] == '1' then
-  -- Cancelled while it ran: never retry it.
+  -- Cancelled while it ran: never retry it. The undeclared u: key first, the index last.
   releaseUnique()
   redis.call('DEL', tk, pk, ek)
+  redis.call('ZREM', lease, id)
   redis.call('HINCRBY', stats, 'canceled', 1)
   return {now, 'C', -1}
 end
+redis.call('ZREM', lease, id)
+redis.call('HDEL', tk, 'k')
 if not (a and m) then
   redis.call('HSET', tk, 's', 'D')
   redis.call('ZADD', dead, now, id)

@@ -19,7 +19,7 @@ redis.replicate_commands()
 -- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
 local function pread(...)
   local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
   return r
 end
 local t = redis.call('TIME')
@@ -72,13 +72,14 @@ local problems = {notahash = 'task key is not a hash', nostate = 'task hash has 
 -- Redis does not roll back a script that fails half-way, so malformed data is parked in dead instead of raising.
 local function corrupt(id, status, what, index)
   local tk = base .. 't:' .. id
+  -- e: is not a declared key: touching it first means a moved slot raises before this task changed.
+  redis.call('SET', base .. 'e:' .. id, 'corrupt\n\n' .. (what or problems[status]))
   if index then redis.call('ZREM', index, id) end
   if status ~= 'notahash' then
     redis.call('HSET', tk, 's', 'D')
     redis.call('HDEL', tk, 'k')
   end
   redis.call('ZADD', dead, now, id)
-  redis.call('SET', base .. 'e:' .. id, 'corrupt\n\n' .. (what or problems[status]))
   bump('corrupt')
 end
 
@@ -141,21 +142,21 @@ local function reapExpired()
     elseif status ~= 'ok' then
       corrupt(id, status, nil, lease)
     elseif r[3] == '1' then
-      -- Cancelled while it ran: the cancel wins over a redelivery.
-      redis.call('ZREM', lease, id)
+      -- Cancelled while it ran: the cancel wins over a redelivery. Undeclared keys first, the index last.
       releaseUnique(id, r[4])
       deleteTask(id)
+      redis.call('ZREM', lease, id)
       bump('canceled')
     elseif not v then
       corrupt(id, status, 'field v is not a number', lease)
     elseif v >= maxDeliveries then
       -- Poison-pill guard: a task that keeps killing its worker stops being redelivered.
+      redis.call('SET', base .. 'e:' .. id, 'max-deliveries\n\nlease expired after ' .. v .. ' deliveries')
+      releaseUnique(id, r[4])
       redis.call('ZREM', lease, id)
       redis.call('HDEL', tk, 'k')
       redis.call('HSET', tk, 's', 'D')
       redis.call('ZADD', dead, now, id)
-      redis.call('SET', base .. 'e:' .. id, 'max-deliveries\n\nlease expired after ' .. v .. ' deliveries')
-      releaseUnique(id, r[4])
       bump('dead')
     else
       redis.call('ZREM', lease, id)

@@ -15,7 +15,7 @@ redis.replicate_commands()
 -- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
 local function pread(...)
   local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
   return r
 end
 local t = redis.call('TIME')
@@ -47,15 +47,16 @@ for _, id in ipairs(redis.call('ZREVRANGE', lease, 0, scanLimit - 1)) do
   local nonce = type(r) == 'table' and not r.err and type(r[1]) == 'string' and r[1]:match('^(.*):%d+$')
   local v = nonce and int(r[2])
   if nonce and lost[nonce] and v and r[5] == 'A' then
-    redis.call('ZREM', lease, id)
     if r[3] == '1' then
-      -- Cancelled meanwhile: giving it back would run it again.
+      -- Cancelled meanwhile: giving it back would run it again. Undeclared keys first, the index last.
       if r[4] and r[4] ~= '' and pread('GET', base .. 'u:' .. r[4]) == id then
         redis.call('DEL', base .. 'u:' .. r[4])
       end
       redis.call('DEL', tk, base .. 'p:' .. id, base .. 'e:' .. id)
+      redis.call('ZREM', lease, id)
       canceled = canceled + 1
     else
+      redis.call('ZREM', lease, id)
       redis.call('HDEL', tk, 'k')
       redis.call('HSET', tk, 'v', math.max(v - 1, 0), 's', 'R')
       redis.call('LPUSH', ready, id) -- head: it was claimed in its turn

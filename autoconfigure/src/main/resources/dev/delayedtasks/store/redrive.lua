@@ -14,7 +14,7 @@ redis.replicate_commands()
 -- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
 local function pread(...)
   local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r) end
+  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
   return r
 end
 local t = redis.call('TIME')
@@ -50,10 +50,10 @@ for _, id in ipairs(ids) do
   if s ~= 'D' or redis.call('TYPE', base .. 'p:' .. id).ok ~= 'string' then
     skipped = skipped + 1
   else
+    redis.call('DEL', base .. 'e:' .. id) -- undeclared: first, so a moved slot raises before any change
     redis.call('ZREM', dead, id)
     redis.call('HSET', tk, 's', 'R', 'a', 0, 'v', 0, 'd', now)
     redis.call('HDEL', tk, 'k', 'cr')
-    redis.call('DEL', base .. 'e:' .. id)
     redis.call('RPUSH', ready, id)
     moved = moved + 1
   end

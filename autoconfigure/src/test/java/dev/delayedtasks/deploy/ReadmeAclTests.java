@@ -40,9 +40,14 @@ class ReadmeAclTests {
 			// EvictionPolicyCheck
 			"info");
 
-	private static final Pattern CALL = Pattern.compile("redis\\.p?call\\(");
+	/**
+	 * A call of a Redis command: {@code redis.call}, {@code redis.pcall} or the scripts'
+	 * {@code pread} helper, but not the helper passing its own arguments on
+	 * ({@code (...)}).
+	 */
+	private static final Pattern CALL = Pattern.compile("(?:redis\\.p?call|pread)\\((?!\\.\\.\\.\\))");
 
-	private static final Pattern NAMED_CALL = Pattern.compile("redis\\.p?call\\(\\s*'([A-Za-z]+)'");
+	private static final Pattern NAMED_CALL = Pattern.compile("(?:redis\\.p?call|pread)\\(\\s*'([A-Za-z]+)'");
 
 	@Test
 	void grantsExactlyTheCommandsOfTheScriptsAndTheJavaCode() throws IOException {

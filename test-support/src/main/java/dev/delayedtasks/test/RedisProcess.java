@@ -131,8 +131,17 @@ public final class RedisProcess implements RedisServer {
 			throw new RedisUnavailableException("Could not create " + workDirectory + ": " + ex.getMessage(), ex);
 		}
 		Process process = launch(command, port, workDirectory, pidFiles, certificates);
-		return new RedisProcess(kind, binary, List.copyOf(command), process, port, workDirectory, pidFiles,
-				certificates);
+		try {
+			return new RedisProcess(kind, binary, List.copyOf(command), process, port, workDirectory, pidFiles,
+					certificates);
+		}
+		catch (RuntimeException ex) {
+			// The constructor asks the server its version; no shutdown hook guards it
+			// yet.
+			process.destroyForcibly();
+			pidFiles.remove(port);
+			throw ex;
+		}
 	}
 
 	private static List<String> listenArguments(int port, @Nullable TestCertificates certificates) {
