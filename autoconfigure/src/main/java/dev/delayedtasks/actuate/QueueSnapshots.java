@@ -156,7 +156,7 @@ public final class QueueSnapshots implements SmartLifecycle {
 				throw ex;
 			}
 			if (this.unreadable.add(queue)) {
-				logger.warn("Could not read queue '" + queue + "' for the snapshot; check its keys in Redis: "
+				logger.warn("Could not read queue '" + queue + "' for the snapshot, which keeps its last known stats: "
 						+ ex.getMessage());
 			}
 			return this.snapshot.get(queue);

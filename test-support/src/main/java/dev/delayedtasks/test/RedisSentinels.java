@@ -122,7 +122,12 @@ public final class RedisSentinels implements RedisServer {
 		awaitSentinels("every Sentinel names " + next.port() + " as master",
 				(commands) -> ((InetSocketAddress) commands.getMasterAddrByName(MASTER_NAME)).getPort() == next.port());
 		ClusterFormation.run(next, (commands) -> {
+			long deadline = System.nanoTime() + TIMEOUT.toNanos();
 			while (!commands.info("replication").contains("role:master")) {
+				if (System.nanoTime() > deadline) {
+					throw new IllegalStateException(
+							"Port " + next.port() + " did not become master within " + TIMEOUT.toSeconds() + " s");
+				}
 				sleep();
 			}
 			return null;
