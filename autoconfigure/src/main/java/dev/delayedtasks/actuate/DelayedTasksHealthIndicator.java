@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 import dev.delayedtasks.store.QueueStats;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
@@ -23,7 +24,8 @@ import org.springframework.boot.health.contributor.Health;
  * has stopped, or a handled queue has had no timer owner for longer than that in
  * successive snapshots (an old snapshot alone never makes it DOWN). A backlog is never
  * DOWN, and Redis reachability is left to Spring Boot's own {@code redis} indicator, so a
- * Redis blip does not restart every pod.
+ * Redis blip does not restart every pod. Queues whose keys cannot be read (a key of the
+ * wrong type, a denied command) are listed, not DOWN.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -88,6 +90,14 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 					}
 				}
 			}
+			String unreadable = this.snapshots.unreadable().get(stats.queue());
+			if (unreadable != null) {
+				// Reported, not DOWN: a cluster slot moving or failing over reads the
+				// same
+				// way for a moment, and the dispatcher logs what it meets.
+				details.put("unreadable",
+						"its keys could not be read at the last refresh, these are older stats: " + unreadable);
+			}
 			if (stats.ready() > 0 && stats.timerOwner() == null && stats.active() == 0) {
 				readyWithoutHandler.add(stats.queue());
 			}
@@ -99,7 +109,9 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 			builder.withDetail("problem", "the handler registry is not running");
 			up = false;
 		}
-		builder.withDetail("queues", queues).withDetail("readyWithoutHandler", readyWithoutHandler);
+		builder.withDetail("queues", queues)
+			.withDetail("readyWithoutHandler", readyWithoutHandler)
+			.withDetail("unreadableQueues", new TreeSet<>(this.snapshots.unreadable().keySet()));
 		if (this.snapshots.refreshedAt() != null) {
 			builder.withDetail("snapshotAt", this.snapshots.refreshedAt().toString());
 		}

@@ -56,7 +56,7 @@ public final class QueueSnapshots implements SmartLifecycle {
 
 	private volatile boolean failing;
 
-	private final Set<String> unreadable = ConcurrentHashMap.newKeySet();
+	private final Map<String, String> unreadable = new ConcurrentHashMap<>();
 
 	private volatile boolean stopping;
 
@@ -96,6 +96,15 @@ public final class QueueSnapshots implements SmartLifecycle {
 	 */
 	public Map<String, QueueStats> current() {
 		return this.snapshot;
+	}
+
+	/**
+	 * The queues whose keys could not be read at the latest refresh, with why; their
+	 * entries in {@link #current()} are their last known stats.
+	 * @return the error message by queue
+	 */
+	public Map<String, String> unreadable() {
+		return Map.copyOf(this.unreadable);
 	}
 
 	/**
@@ -145,7 +154,7 @@ public final class QueueSnapshots implements SmartLifecycle {
 	private @Nullable QueueStats readQueue(String queue) {
 		try {
 			QueueStats read = this.stats.read(queue);
-			if (this.unreadable.remove(queue)) {
+			if (this.unreadable.remove(queue) != null) {
 				logger.info("Queue '" + queue + "' can be read again");
 			}
 			return read;
@@ -155,7 +164,7 @@ public final class QueueSnapshots implements SmartLifecycle {
 					|| ex.getCause() instanceof TransientDataAccessException) {
 				throw ex;
 			}
-			if (this.unreadable.add(queue)) {
+			if (this.unreadable.put(queue, ex.getMessage()) == null) {
 				logger.warn("Could not read queue '" + queue + "' for the snapshot, which keeps its last known stats: "
 						+ ex.getMessage());
 			}

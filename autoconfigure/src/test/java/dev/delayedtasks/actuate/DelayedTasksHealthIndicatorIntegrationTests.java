@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
 
 import dev.delayedtasks.DelayedTaskScheduler;
@@ -17,6 +18,7 @@ import dev.delayedtasks.store.QueueStats;
 import dev.delayedtasks.test.RedisKind;
 import dev.delayedtasks.test.RedisServer;
 import dev.delayedtasks.test.RedisServers;
+import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
@@ -30,6 +32,7 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -196,6 +199,29 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 	}
 
 	@Test
+	void queueWhoseKeysCannotBeReadIsListedAndStaysUp() {
+		String queue = "h-unreadable";
+		this.runner.withPropertyValues("delayed-tasks.worker.enabled=false").run((context) -> {
+			DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
+			context.getBean(DelayedTaskScheduler.class).schedule(queue, "later", Duration.ofHours(1));
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			String sched = PartitionKeys.of(this.redis.keyPrefix(), queue).sched();
+			redis.delete(sched);
+			redis.opsForValue().set(sched, "not a sorted set");
+			Health health = awaitHealth(indicator, (candidate) -> unreadableQueues(candidate).contains(queue));
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			Map<String, Object> details = queueDetails(health, queue);
+			if (details != null) {
+				// Read once before the key broke: those stats stay, marked as old.
+				assertThat((String) details.get("unreadable")).contains("WRONGTYPE");
+			}
+			redis.delete(sched);
+			health = awaitHealth(indicator, (candidate) -> !unreadableQueues(candidate).contains(queue));
+			assertThat(queueDetails(health, queue)).doesNotContainKey("unreadable");
+		});
+	}
+
+	@Test
 	void redisGoingAwayDoesNotMakeItDown() throws Exception {
 		String queue = "h-redis-gone";
 		RedisServer server = RedisServers.fromEnvironment().startPrivate(RedisKind.ANY, List.of());
@@ -327,6 +353,11 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 	private static Map<String, Object> queueDetails(Health health, String queue) {
 		Map<String, Object> queues = (Map<String, Object>) health.getDetails().get("queues");
 		return (queues != null) ? (Map<String, Object>) queues.get(queue) : null;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Set<String> unreadableQueues(Health health) {
+		return (Set<String>) health.getDetails().get("unreadableQueues");
 	}
 
 	@SuppressWarnings("unchecked")
