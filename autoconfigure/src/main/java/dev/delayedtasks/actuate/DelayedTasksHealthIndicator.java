@@ -69,6 +69,7 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 		Instant refreshedAt = this.snapshots.refreshedAt();
 		Instant now = (refreshedAt != null) ? refreshedAt : Instant.now();
 		Set<String> checked = new HashSet<>();
+		Map<String, String> unreadableQueues = this.snapshots.unreadable();
 		for (QueueStats stats : snapshot.values()) {
 			Map<String, Object> details = new LinkedHashMap<>();
 			details.put("ready", stats.ready());
@@ -90,7 +91,7 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 					}
 				}
 			}
-			String unreadable = this.snapshots.unreadable().get(stats.queue());
+			String unreadable = unreadableQueues.get(stats.queue());
 			if (unreadable != null) {
 				// Reported, not DOWN: a cluster slot moving or failing over reads the
 				// same
@@ -111,7 +112,7 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 		}
 		builder.withDetail("queues", queues)
 			.withDetail("readyWithoutHandler", readyWithoutHandler)
-			.withDetail("unreadableQueues", new TreeSet<>(this.snapshots.unreadable().keySet()));
+			.withDetail("unreadableQueues", new TreeSet<>(unreadableQueues.keySet()));
 		if (this.snapshots.refreshedAt() != null) {
 			builder.withDetail("snapshotAt", this.snapshots.refreshedAt().toString());
 		}

@@ -61,7 +61,7 @@ final class PromotionTimer {
 
 	private @Nullable BlockingConnection tickConnection;
 
-	private boolean errorLogged;
+	private final ThrottledWarning failures = new ThrottledWarning(logger, Duration.ofMinutes(1));
 
 	PromotionTimer(String queue, PartitionKeys keys, TaskStore store, String instanceId, WorkerSettings settings,
 			ScheduledExecutorService scheduler, BlockingConnections connections) {
@@ -160,17 +160,14 @@ final class PromotionTimer {
 			long halfRoundTrip = (System.nanoTime() - started) / 2_000_000;
 			this.owner = tick.owner();
 			delayMillis = tick.owner() ? ownerDelay(tick, halfRoundTrip) : contenderDelay(tick);
-			this.errorLogged = false;
+			this.failures.reset();
 		}
 		catch (RuntimeException ex) {
 			if (!this.running) {
 				// Interrupted by stop(), not an outage.
 				return;
 			}
-			if (!this.errorLogged) {
-				logger.warn("Timer of queue '" + this.queue + "' failed, retrying: " + ex.getMessage());
-				this.errorLogged = true;
-			}
+			this.failures.warn("Timer of queue '" + this.queue + "' failed, retrying: " + ex.getMessage());
 			delayMillis = ERROR_RETRY_MILLIS;
 		}
 		arm(delayMillis);

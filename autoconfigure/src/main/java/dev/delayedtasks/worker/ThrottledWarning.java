@@ -5,10 +5,10 @@ import java.time.Duration;
 import org.apache.commons.logging.Log;
 
 /**
- * A warning for a failure that repeats while it lasts (a dispatcher retrying against a
- * broken key or an unreachable Redis): logged when it first happens or changes, then at
- * most once per interval with the number of repeats in between, so a failure that lasts
- * hours does not flood the log. Used by one thread.
+ * A warning for a failure that repeats while it lasts (a dispatcher or a timer retrying
+ * against a broken key or an unreachable Redis): logged when it first happens or changes,
+ * then at most once per interval with the number of repeats in between, so a failure that
+ * lasts hours does not flood the log. Used by one thread.
  */
 final class ThrottledWarning {
 
