@@ -3,15 +3,10 @@ package dev.delayedtasks.worker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.delayedtasks.DelayedTaskScheduler;
-import dev.delayedtasks.TaskContext;
-import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.store.StoreInvariantChecks;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
@@ -22,7 +17,6 @@ import io.lettuce.core.api.sync.RedisCommands;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,7 +43,8 @@ class ConnectionKillIntegrationTests {
 	ConnectionKillIntegrationTests(TestRedis redis) {
 		this.redis = redis;
 		this.runner = ShortLeases.runner(redis, "spring.data.redis.timeout=500ms")
-			.withUserConfiguration(Handlers.class);
+			.withUserConfiguration(JobRuns.class)
+			.withPropertyValues("test.queue=" + QUEUE);
 	}
 
 	@Test
@@ -58,14 +53,14 @@ class ConnectionKillIntegrationTests {
 		try (StatefulRedisConnection<String, String> admin = client.connect()) {
 			RedisCommands<String, String> commands = admin.sync();
 			this.runner.run((context) -> {
-				Handlers handlers = context.getBean(Handlers.class);
+				JobRuns handlers = context.getBean(JobRuns.class);
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 				List<String> scheduled = new CopyOnWriteArrayList<>();
 				Thread producer = new Thread(() -> {
 					long end = System.nanoTime() + LOAD.toNanos();
 					for (int i = 0; System.nanoTime() < end; i++) {
 						String name = "job-" + i;
-						scheduler.schedule(QUEUE, new Job(name),
+						scheduler.schedule(QUEUE, new JobRuns.Job(name),
 								Duration.ofMillis(ThreadLocalRandom.current().nextInt(500)));
 						scheduled.add(name);
 						sleep(5);
@@ -89,11 +84,10 @@ class ConnectionKillIntegrationTests {
 				producer.join();
 				await().atMost(Duration.ofSeconds(15))
 					.until(() -> scheduled.stream().allMatch((name) -> handlers.runs(name) >= 1));
-				Thread.sleep(2500); // lease + grace: a lost ack would show up as a second
-									// run
-				long maxLateness = handlers.lateness.values().stream().mapToLong(Long::longValue).max().orElse(-1);
-				List<Long> sorted = new ArrayList<>(handlers.lateness.values());
-				sorted.sort(null);
+				// Lease + grace: a lost ack would show up as a second run.
+				Thread.sleep(2500);
+				List<Long> sorted = handlers.latenessMillis();
+				long maxLateness = sorted.get(sorted.size() - 1);
 				long p99 = sorted.get((int) Math.ceil(sorted.size() * 0.99) - 1);
 				System.out.println("client-kill tasks=" + scheduled.size() + " blocking_connections_killed=" + killed
 						+ " script_flushes=" + flushes + " lateness_p99_ms=" + p99 + " lateness_max_ms=" + maxLateness);
@@ -129,29 +123,6 @@ class ConnectionKillIntegrationTests {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-	}
-
-	record Job(String name) {
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class Handlers {
-
-		private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-
-		final Map<String, Long> lateness = new ConcurrentHashMap<>();
-
-		@DelayedTaskHandler(queue = QUEUE, concurrency = "4")
-		void run(Job job, TaskContext context) {
-			this.lateness.putIfAbsent(job.name(), Duration.between(context.dueAt(), context.startedAt()).toMillis());
-			this.runs.computeIfAbsent(job.name(), (name) -> new AtomicInteger()).incrementAndGet();
-		}
-
-		int runs(String name) {
-			AtomicInteger count = this.runs.get(name);
-			return (count != null) ? count.get() : 0;
-		}
-
 	}
 
 }

@@ -24,7 +24,6 @@ import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TaskTimeoutException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
-import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
@@ -38,9 +37,6 @@ import org.springframework.aop.framework.autoproxy.DefaultAdvisorAutoProxyCreato
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.NameMatchMethodPointcutAdvisor;
 import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -67,13 +63,7 @@ class HandlerExecutionIntegrationTests {
 
 	HandlerExecutionIntegrationTests(TestRedis redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.url=" + redis.url(), "delayed-tasks.key-prefix=" + redis.keyPrefix(),
-					"delayed-tasks.worker.lease-duration=2s", "delayed-tasks.worker.reap-grace=500ms",
-					"delayed-tasks.worker.timer-ttl=1s", "delayed-tasks.worker.shutdown-timeout=1s",
-					"delayed-tasks.retry.delay=100ms", "delayed-tasks.retry.jitter=0ms")
+		this.runner = ShortLeases.runner(redis, "delayed-tasks.retry.delay=100ms", "delayed-tasks.retry.jitter=0ms")
 			.withBean(RunLog.class, RunLog::new)
 			.withBean(RecordingListener.class, RecordingListener::new);
 	}

@@ -14,18 +14,12 @@ import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
-import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
-import dev.delayedtasks.store.PartitionKeys;
-import dev.delayedtasks.store.StoreInvariantChecks;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.RunLog.Run;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Configuration;
@@ -47,13 +41,7 @@ class MultiInstanceIntegrationTests {
 
 	MultiInstanceIntegrationTests(TestRedis redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.url=" + redis.url(), "delayed-tasks.key-prefix=" + redis.keyPrefix(),
-					"delayed-tasks.worker.lease-duration=2s", "delayed-tasks.worker.reap-grace=500ms",
-					"delayed-tasks.worker.timer-ttl=1s", "delayed-tasks.worker.shutdown-timeout=1s")
-			.withUserConfiguration(SharedQueueHandler.class);
+		this.runner = ShortLeases.runner(redis).withUserConfiguration(SharedQueueHandler.class);
 	}
 
 	@Test
@@ -89,7 +77,7 @@ class MultiInstanceIntegrationTests {
 				System.out.println("multi-once a=" + log.on("a").size() + " b=" + log.on("b").size() + " lateness "
 						+ RunLog.describe(log.latenessMillis()));
 				await().atMost(Duration.ofSeconds(2)).until(() -> log.finishedCount() == 200);
-				assertPartitionEmpty(a, "multi-once");
+				ShortLeases.assertPartitionEmpty(a.getBean(StringRedisTemplate.class), this.redis, "multi-once");
 			});
 		});
 	}
@@ -139,25 +127,13 @@ class MultiInstanceIntegrationTests {
 				assertThat(lateness.get(lateness.size() - 1)).isLessThan(500);
 				Thread.sleep(300);
 				assertThat(log.size()).isEqualTo(15);
-				assertPartitionEmpty(b, "multi-handover");
+				ShortLeases.assertPartitionEmpty(b.getBean(StringRedisTemplate.class), this.redis, "multi-handover");
 			});
 		});
 	}
 
 	private static HandlerContainer onlyHandler(ApplicationContext context) {
 		return context.getBean(DelayedTaskHandlerRegistry.class).getHandlers().iterator().next();
-	}
-
-	private void assertPartitionEmpty(ApplicationContext context, String queue) {
-		StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
-		PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), queue);
-		await().atMost(Duration.ofSeconds(2))
-			.untilAsserted(() -> assertThat(template.opsForZSet().zCard(keys.lease())).isZero());
-		assertThat(template.opsForZSet().zCard(keys.sched())).isZero();
-		assertThat(template.opsForList().size(keys.ready())).isZero();
-		assertThat(template.opsForZSet().zCard(keys.dead())).isZero();
-		assertThat(template.keys(keys.base() + "t:*")).isEmpty();
-		assertThat(StoreInvariantChecks.violations(template, this.redis.keyPrefix(), queue)).isEmpty();
 	}
 
 	record Job(int index, long sleepMillis) {

@@ -3,17 +3,13 @@ package dev.delayedtasks.worker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.delayedtasks.DelayedTaskScheduler;
-import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskStoreException;
-import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.store.StoreInvariantChecks;
 import dev.delayedtasks.test.RedisProcess;
 import dev.delayedtasks.test.TestRedis;
@@ -22,7 +18,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,7 +46,8 @@ class RedisRestartIntegrationTests {
 	RedisRestartIntegrationTests(TestRedis redis) {
 		this.redis = redis;
 		this.runner = ShortLeases.runner(redis, "spring.data.redis.timeout=500ms")
-			.withUserConfiguration(Handlers.class);
+			.withUserConfiguration(JobRuns.class)
+			.withPropertyValues("test.queue=" + QUEUE);
 	}
 
 	@Test
@@ -61,7 +57,7 @@ class RedisRestartIntegrationTests {
 						+ this.redis.server().describe());
 		RedisProcess server = (RedisProcess) this.redis.server();
 		this.runner.run((context) -> {
-			Handlers handlers = context.getBean(Handlers.class);
+			JobRuns handlers = context.getBean(JobRuns.class);
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			List<String> acknowledged = new CopyOnWriteArrayList<>();
 			AtomicInteger failed = new AtomicInteger();
@@ -74,7 +70,7 @@ class RedisRestartIntegrationTests {
 					String name = "job-" + i;
 					long start = System.nanoTime();
 					try {
-						scheduler.schedule(QUEUE, new Job(name),
+						scheduler.schedule(QUEUE, new JobRuns.Job(name),
 								Duration.ofMillis(ThreadLocalRandom.current().nextInt(1500)));
 						acknowledged.add(name);
 						if (restartedAt.get() != 0) {
@@ -117,7 +113,7 @@ class RedisRestartIntegrationTests {
 			List<String> late = new ArrayList<>();
 			for (int i = 0; i < 5; i++) {
 				late.add("after-" + i);
-				scheduler.schedule(QUEUE, new Job("after-" + i), Duration.ofMillis(700 + 100L * i));
+				scheduler.schedule(QUEUE, new JobRuns.Job("after-" + i), Duration.ofMillis(700 + 100L * i));
 			}
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> late.stream().allMatch((name) -> handlers.runs(name) == 1));
@@ -137,33 +133,6 @@ class RedisRestartIntegrationTests {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-	}
-
-	record Job(String name) {
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class Handlers {
-
-		private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-
-		private final Map<String, Long> lateness = new ConcurrentHashMap<>();
-
-		@DelayedTaskHandler(queue = QUEUE, concurrency = "4")
-		void run(Job job, TaskContext context) {
-			this.lateness.putIfAbsent(job.name(), Duration.between(context.dueAt(), context.startedAt()).toMillis());
-			this.runs.computeIfAbsent(job.name(), (name) -> new AtomicInteger()).incrementAndGet();
-		}
-
-		int runs(String name) {
-			AtomicInteger count = this.runs.get(name);
-			return (count != null) ? count.get() : 0;
-		}
-
-		long latenessMillis(String name) {
-			return this.lateness.get(name);
-		}
-
 	}
 
 }

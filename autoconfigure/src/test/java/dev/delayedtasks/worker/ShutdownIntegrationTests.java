@@ -10,9 +10,6 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
 import dev.delayedtasks.TaskState;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
-import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
-import dev.delayedtasks.store.PartitionKeys;
-import dev.delayedtasks.store.StoreInvariantChecks;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.RunLog.Run;
@@ -20,10 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -48,12 +41,7 @@ class ShutdownIntegrationTests {
 
 	ShutdownIntegrationTests(TestRedis redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.url=" + redis.url(), "delayed-tasks.key-prefix=" + redis.keyPrefix(),
-					"delayed-tasks.worker.lease-duration=2s", "delayed-tasks.worker.reap-grace=500ms",
-					"delayed-tasks.worker.timer-ttl=1s");
+		this.runner = ShortLeases.runner(redis);
 	}
 
 	@Test
@@ -89,7 +77,7 @@ class ShutdownIntegrationTests {
 			}
 			assertThat(log.byId().keySet()).containsExactlyInAnyOrderElementsOf(all);
 			assertThat(log.runs()).hasSize(all.size());
-			assertPartitionEmpty(producer, queue);
+			ShortLeases.assertPartitionEmpty(producer.getBean(StringRedisTemplate.class), this.redis, queue);
 			// The worker never gave up on recording an outcome it had (the task would
 			// then run again after lease + grace, unless the command happened to reach
 			// Redis anyway).
@@ -136,7 +124,7 @@ class ShutdownIntegrationTests {
 					.containsExactlyInAnyOrderElementsOf(ids);
 				Thread.sleep(300);
 				assertThat(log.on("b")).hasSize(5);
-				assertPartitionEmpty(b, queue);
+				ShortLeases.assertPartitionEmpty(b.getBean(StringRedisTemplate.class), this.redis, queue);
 			});
 		});
 	}
@@ -170,7 +158,7 @@ class ShutdownIntegrationTests {
 					assertThat(run.context().id()).isEqualTo(slow.get(0));
 					assertThat(run.context().deliveryCount()).isEqualTo(1);
 				});
-				assertPartitionEmpty(b, queue);
+				ShortLeases.assertPartitionEmpty(b.getBean(StringRedisTemplate.class), this.redis, queue);
 			});
 		});
 	}
@@ -180,17 +168,6 @@ class ShutdownIntegrationTests {
 			.withUserConfiguration(SlowHandler.class)
 			.withPropertyValues("test.queue=" + queue, "test.instance=" + instance,
 					"delayed-tasks.worker.shutdown-timeout=" + shutdownTimeout);
-	}
-
-	private void assertPartitionEmpty(AssertableApplicationContext context, String queue) {
-		StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
-		PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), queue);
-		await().atMost(Duration.ofSeconds(2))
-			.untilAsserted(() -> assertThat(template.opsForZSet().zCard(keys.lease())).isZero());
-		assertThat(template.opsForZSet().zCard(keys.sched())).isZero();
-		assertThat(template.opsForList().size(keys.ready())).isZero();
-		assertThat(template.keys(keys.base() + "t:*")).isEmpty();
-		assertThat(StoreInvariantChecks.violations(template, this.redis.keyPrefix(), queue)).isEmpty();
 	}
 
 	record Job(int index, long sleepMillis) {
