@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -72,7 +73,7 @@ final class QueueWorker implements HandlerContainer {
 
 	private @Nullable Thread dispatcher;
 
-	private @Nullable ExecutorService executor;
+	private @Nullable Executor executor;
 
 	private @Nullable ScheduledFuture<?> heartbeats;
 
@@ -117,45 +118,14 @@ final class QueueWorker implements HandlerContainer {
 		logger.info("Started handler " + this.endpoint);
 	}
 
-	private ExecutorService virtualThreads() {
+	/**
+	 * A virtual thread per run; the permits bound how many run at once, so there is no
+	 * pool to size or shut down.
+	 */
+	private Executor virtualThreads() {
 		SimpleAsyncTaskExecutor virtual = new SimpleAsyncTaskExecutor("delayed-tasks-" + this.endpoint.queue() + "-");
 		virtual.setVirtualThreads(true);
-		return new java.util.concurrent.AbstractExecutorService() {
-
-			private volatile boolean shutdown;
-
-			@Override
-			public void execute(Runnable command) {
-				virtual.execute(command);
-			}
-
-			@Override
-			public void shutdown() {
-				this.shutdown = true;
-			}
-
-			@Override
-			public List<Runnable> shutdownNow() {
-				this.shutdown = true;
-				return List.of();
-			}
-
-			@Override
-			public boolean isShutdown() {
-				return this.shutdown;
-			}
-
-			@Override
-			public boolean isTerminated() {
-				return this.shutdown;
-			}
-
-			@Override
-			public boolean awaitTermination(long timeout, TimeUnit unit) {
-				return true;
-			}
-
-		};
+		return virtual;
 	}
 
 	private void dispatch() {
@@ -312,8 +282,8 @@ final class QueueWorker implements HandlerContainer {
 		if (this.heartbeats != null) {
 			this.heartbeats.cancel(false);
 		}
-		if (this.executor != null) {
-			this.executor.shutdown();
+		if (this.executor instanceof ExecutorService pool) {
+			pool.shutdown();
 		}
 		logger.info("Stopped handler " + this.endpoint);
 		if (interrupted) {
