@@ -65,6 +65,14 @@ public record PartitionKeys(String queue, String base) {
 	}
 
 	/**
+	 * @return the handover LIST: a resigning timer owner pushes a token that wakes a
+	 * contender blocked on it
+	 */
+	public String handover() {
+		return this.base + "handover";
+	}
+
+	/**
 	 * @return the timer-owner STRING
 	 */
 	public String timer() {

@@ -61,25 +61,25 @@ public final class RedisTaskStore implements TaskStore {
 	}
 
 	@Override
-	public TimerTick promote(String queue, String ownerId, Duration timerTtl) {
-		Reply reply = runPromote(queue, ownerId, Math.max(1, timerTtl.toMillis()));
+	public TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed) {
+		Reply reply = runPromote(queue, ownerId, Math.max(1, timerTtl.toMillis()), tickConsumed);
 		return new TimerTick(reply.number(0), reply.number(1) == 1, reply.number(2), reply.number(3), reply.number(4),
 				reply.number(5) == 1);
 	}
 
 	@Override
 	public void resignTimer(String queue, String ownerId) {
-		runPromote(queue, ownerId, 0);
+		runPromote(queue, ownerId, 0, false);
 	}
 
-	private Reply runPromote(String queue, String ownerId, long ttlMillis) {
+	private Reply runPromote(String queue, String ownerId, long ttlMillis, boolean tickConsumed) {
 		PartitionKeys keys = this.settings.keys(queue);
 		List<String> args = List.of(keys.base(), ownerId, Long.toString(ttlMillis),
 				Integer.toString(this.settings.promoteLimit()), Integer.toString(this.settings.reapLimit()),
 				millis(this.settings.reapGrace()), Integer.toString(this.settings.fanoutBatch()),
-				Integer.toString(this.settings.maxDeliveries()));
+				Integer.toString(this.settings.maxDeliveries()), tickConsumed ? "1" : "0");
 		return new Reply(this.scripts.run(Script.PROMOTE, List.of(keys.sched(), keys.ready(), keys.lease(), keys.dead(),
-				keys.wake(), keys.tick(), keys.timer(), keys.stats()), args, queue, null));
+				keys.wake(), keys.tick(), keys.timer(), keys.stats(), keys.handover()), args, queue, null));
 	}
 
 	@Override

@@ -30,13 +30,26 @@ public interface TaskStore {
 	 * @param queue the queue
 	 * @param ownerId this instance's id
 	 * @param timerTtl how long the timer lease lasts without another tick
+	 * @param tickConsumed whether the caller popped a {@code tick} token for this call:
+	 * when another instance owns the timer, the token is handed back to it
 	 * @return what the tick found
 	 */
-	TimerTick promote(String queue, String ownerId, Duration timerTtl);
+	TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed);
 
 	/**
-	 * Give up the partition's timer if this instance holds it, so another takes over at
-	 * once.
+	 * Take or keep the partition's timer, then promote due tasks and reap expired leases.
+	 * @param queue the queue
+	 * @param ownerId this instance's id
+	 * @param timerTtl how long the timer lease lasts without another tick
+	 * @return what the tick found
+	 */
+	default TimerTick promote(String queue, String ownerId, Duration timerTtl) {
+		return promote(queue, ownerId, timerTtl, false);
+	}
+
+	/**
+	 * Give up the partition's timer if this instance holds it, and wake a contender
+	 * blocked on the partition's handover list, so another instance takes over at once.
 	 * @param queue the queue
 	 * @param ownerId this instance's id
 	 */

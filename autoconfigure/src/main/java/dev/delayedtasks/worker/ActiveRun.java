@@ -1,5 +1,6 @@
 package dev.delayedtasks.worker;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.delayedtasks.TaskContext;
@@ -7,20 +8,29 @@ import dev.delayedtasks.store.Lease;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A task a handler is running on this instance: its lease, its thread, and its fate. The
- * fate is decided once, atomically: either the run finishes (its outcome is recorded) or
- * it is released at shutdown (its outcome is discarded), never both.
+ * A task this instance holds: from its claim until its outcome is recorded in Redis or it
+ * is released. Its fate moves once along {@code QUEUED -> STARTED -> FINISHED}, or ends
+ * {@code RELEASED} when shutdown takes it back before the handler started or after the
+ * handler gave up because shutdown interrupted it. A handler that is still running can
+ * never be released, so no other instance runs the task while it runs here.
  *
  * @author delayed-tasks
  * @since 0.1.0
  */
 final class ActiveRun {
 
+	/** The stop reason of a graceful shutdown. */
+	static final String SHUTDOWN = "shutdown";
+
 	private final Lease lease;
 
 	private final TaskContext context;
 
-	private final AtomicReference<Fate> fate = new AtomicReference<>(Fate.RUNNING);
+	private final Runnable onEnd;
+
+	private final AtomicReference<Fate> fate = new AtomicReference<>(Fate.QUEUED);
+
+	private final AtomicBoolean ended = new AtomicBoolean();
 
 	private @Nullable Thread thread;
 
@@ -30,10 +40,19 @@ final class ActiveRun {
 
 	private boolean timedOut;
 
-	ActiveRun(Lease lease, TaskContext context, long leaseValidUntilNanos) {
+	/**
+	 * Create a run.
+	 * @param lease the lease
+	 * @param context what the handler sees
+	 * @param leaseValidUntilNanos local time until which the lease surely holds
+	 * @param onEnd called once when this instance stops holding the task (frees its
+	 * permit)
+	 */
+	ActiveRun(Lease lease, TaskContext context, long leaseValidUntilNanos, Runnable onEnd) {
 		this.lease = lease;
 		this.context = context;
 		this.leaseValidUntilNanos = leaseValidUntilNanos;
+		this.onEnd = onEnd;
 	}
 
 	Lease lease() {
@@ -44,8 +63,18 @@ final class ActiveRun {
 		return this.context;
 	}
 
-	synchronized void bind(Thread thread) {
+	/**
+	 * Bind the handler's thread and mark the run started, unless shutdown asked it to
+	 * stop before it started or released it.
+	 * @param thread the worker thread about to call the handler
+	 * @return {@code false} when the handler must not be called
+	 */
+	synchronized boolean start(Thread thread) {
+		if (SHUTDOWN.equals(this.stopReason) || !this.fate.compareAndSet(Fate.QUEUED, Fate.STARTED)) {
+			return false;
+		}
 		this.thread = thread;
+		return true;
 	}
 
 	/**
@@ -67,7 +96,8 @@ final class ActiveRun {
 	/**
 	 * Ask the handler to stop: interrupt its thread if it is still running the handler,
 	 * and remember why.
-	 * @param reason for example {@code lease-lost}, {@code cancelled} or {@code released}
+	 * @param reason for example {@code lease-lost}, {@code cancelled} or
+	 * {@link #SHUTDOWN}
 	 */
 	synchronized void stop(String reason) {
 		if (this.stopReason == null) {
@@ -93,32 +123,65 @@ final class ActiveRun {
 	}
 
 	/**
-	 * Claim the right to record this run's outcome.
-	 * @return {@code false} if the run was released first
+	 * The handler returned: claim the right to record its outcome.
+	 * @return {@code false} if the run is no longer this instance's to record
 	 */
 	boolean finish() {
-		return this.fate.compareAndSet(Fate.RUNNING, Fate.FINISHED);
+		return this.fate.compareAndSet(Fate.STARTED, Fate.FINISHED);
 	}
 
 	/**
-	 * Take the task back for release at shutdown.
-	 * @return {@code false} if the run finished first (its outcome will be recorded)
+	 * The handler gave up because shutdown interrupted it: its task goes back without an
+	 * outcome.
 	 */
-	boolean release() {
-		return this.fate.compareAndSet(Fate.RUNNING, Fate.RELEASED);
+	void returnForRelease() {
+		this.fate.compareAndSet(Fate.STARTED, Fate.RETURNED);
 	}
 
-	boolean isRunning() {
-		return this.fate.get() == Fate.RUNNING;
+	/**
+	 * Take the task back for release at shutdown: only a run whose handler never started
+	 * or returned without an outcome.
+	 * @return {@code false} if its handler runs or its outcome is being recorded
+	 */
+	boolean release() {
+		return this.fate.compareAndSet(Fate.QUEUED, Fate.RELEASED)
+				|| this.fate.compareAndSet(Fate.RETURNED, Fate.RELEASED);
+	}
+
+	/**
+	 * Whether the handler is running now (started and not returned).
+	 * @return whether it runs
+	 */
+	boolean isHandlerRunning() {
+		return this.fate.get() == Fate.STARTED;
+	}
+
+	/**
+	 * Whether the run still waits for an outcome: not finished, not released.
+	 * @return whether it is undecided
+	 */
+	boolean isUndecided() {
+		Fate current = this.fate.get();
+		return current == Fate.QUEUED || current == Fate.STARTED || current == Fate.RETURNED;
 	}
 
 	@Nullable String stopReason() {
 		return this.stopReason;
 	}
 
+	/**
+	 * This instance no longer holds the task (outcome recorded, released, or lost): run
+	 * the end action once.
+	 */
+	void end() {
+		if (this.ended.compareAndSet(false, true)) {
+			this.onEnd.run();
+		}
+	}
+
 	private enum Fate {
 
-		RUNNING, FINISHED, RELEASED
+		QUEUED, STARTED, FINISHED, RETURNED, RELEASED
 
 	}
 

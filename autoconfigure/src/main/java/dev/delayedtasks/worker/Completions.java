@@ -32,6 +32,12 @@ final class Completions {
 
 	private static final Log logger = LogFactory.getLog(Completions.class);
 
+	/**
+	 * Failed runs, each logged once with its stack trace: retries at INFO, dead letters
+	 * at WARN. A category of its own, so applications tune it apart from the rest.
+	 */
+	private static final Log failureLogger = LogFactory.getLog("dev.delayedtasks.failures");
+
 	private static final int MAX_BATCH = 128;
 
 	private final String queue;
@@ -192,15 +198,20 @@ final class Completions {
 		this.heartbeat.untrack(run);
 		switch (outcome.kind()) {
 			case RETRY_SCHEDULED, RETRY_READY -> {
-				logger.info("Task " + lease.id() + " of queue '" + this.queue + "' failed (attempt "
-						+ run.context().attempt() + "), retrying: " + failure);
-				this.listeners.retried(run.context(), failure, Instant.ofEpochMilli(outcome.dueMs()));
+				Instant due = Instant.ofEpochMilli(outcome.dueMs());
+				if (failureLogger.isInfoEnabled()) {
+					failureLogger.info("Task " + lease.id() + " of queue '" + this.queue + "' failed (attempt "
+							+ run.context().attempt() + "); retry due at " + due + " (in "
+							+ Math.max(0, outcome.dueMs() - outcome.now()) + " ms)", failure);
+				}
+				this.listeners.retried(run.context(), failure, due);
 			}
 			case DEAD -> {
 				String reason = (completion.decision().retryDelay() != null) ? "retries-exhausted"
 						: completion.decision().deadReason();
-				logger.warn("Task " + lease.id() + " of queue '" + this.queue + "' failed for good after attempt "
-						+ run.context().attempt() + " (" + reason + "), moved to the dead letters: " + failure);
+				failureLogger
+					.warn("Task " + lease.id() + " of queue '" + this.queue + "' failed for good after attempt "
+							+ run.context().attempt() + " (" + reason + "), moved to the dead letters", failure);
 				this.listeners.deadLettered(run.context(), failure, reason);
 			}
 			case CANCELLED -> logger.info("Task " + lease.id() + " of queue '" + this.queue + "' was cancelled");

@@ -41,7 +41,7 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	 */
 	public static final int PHASE = Integer.MAX_VALUE - 100;
 
-	private final Function<ScheduledExecutorService[], WorkerServices> services;
+	private final Function<ScheduledExecutorService, WorkerServices> services;
 
 	private final QueueControl queues;
 
@@ -56,15 +56,11 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 
 	private final Map<String, QueueWorker> workers = new LinkedHashMap<>();
 
-	private @Nullable ScheduledExecutorService timerScheduler;
-
-	private @Nullable ScheduledExecutorService maintenance;
-
 	private @Nullable ScheduledExecutorService timeouts;
 
 	private volatile boolean running;
 
-	DelayedTaskHandlerRegistry(Function<ScheduledExecutorService[], WorkerServices> services, QueueControl queues) {
+	DelayedTaskHandlerRegistry(Function<ScheduledExecutorService, WorkerServices> services, QueueControl queues) {
 		this.services = services;
 		this.queues = queues;
 	}
@@ -89,9 +85,8 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 		String instanceId = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
 		SingletonSupplier<BlockingConnections> connections = SingletonSupplier
 			.of(() -> new BlockingConnections(connectionFactory));
-		return new DelayedTaskHandlerRegistry((schedulers) -> new WorkerServices(store, connections.obtain(), settings,
-				storeSettings, codec, failureRouter, listeners, instanceId, schedulers[0], schedulers[1], schedulers[2],
-				observations), queues);
+		return new DelayedTaskHandlerRegistry((timeouts) -> new WorkerServices(store, connections.obtain(), settings,
+				storeSettings, codec, failureRouter, listeners, instanceId, timeouts, observations), queues);
 	}
 
 	/**
@@ -129,8 +124,6 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 		if (this.running) {
 			return;
 		}
-		this.timerScheduler = Executors.newSingleThreadScheduledExecutor(named("delayed-tasks-timer-"));
-		this.maintenance = Executors.newScheduledThreadPool(1, named("delayed-tasks-heartbeat-"));
 		this.timeouts = Executors.newScheduledThreadPool(1, named("delayed-tasks-timeout-"));
 		this.running = true;
 		for (HandlerEndpoint endpoint : this.endpoints.values()) {
@@ -143,8 +136,7 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	}
 
 	private WorkerServices services() {
-		return this.services
-			.apply(new ScheduledExecutorService[] { this.timerScheduler, this.maintenance, this.timeouts });
+		return this.services.apply(this.timeouts);
 	}
 
 	private static CustomizableThreadFactory named(String prefix) {
@@ -165,9 +157,7 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 			toStop = new ArrayList<>(this.workers.values());
 			this.workers.clear();
 			// Captured now: a start() while the workers stop creates pools of its own.
-			pools = java.util.stream.Stream.of(this.timerScheduler, this.maintenance, this.timeouts)
-				.filter(java.util.Objects::nonNull)
-				.toList();
+			pools = (this.timeouts != null) ? List.of(this.timeouts) : List.of();
 		}
 		// In parallel, so the whole shutdown stays within one shutdown timeout.
 		List<Thread> stoppers = toStop.stream()

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.store.Lease;
 import dev.delayedtasks.store.TaskStore;
 import dev.delayedtasks.store.TaskStore.ExtendOutcome;
@@ -40,14 +41,48 @@ final class LeaseHeartbeat {
 		this.leaseNanos = settings.leaseDuration().toNanos() * 9 / 10;
 	}
 
-	ActiveRun track(Lease lease, dev.delayedtasks.TaskContext context) {
-		ActiveRun run = new ActiveRun(lease, context, System.nanoTime() + this.leaseNanos);
+	/**
+	 * Hold a claimed task until {@link #untrack(ActiveRun)}.
+	 * @param lease its lease
+	 * @param context what its handler sees
+	 * @param onEnd called once when it is untracked
+	 * @return the run
+	 */
+	ActiveRun track(Lease lease, TaskContext context, Runnable onEnd) {
+		ActiveRun run = new ActiveRun(lease, context, System.nanoTime() + this.leaseNanos, onEnd);
 		this.runs.put(lease.id().value(), run);
 		return run;
 	}
 
+	/**
+	 * Stop holding a task: its outcome is recorded, it was released, or its lease is no
+	 * longer this instance's. Ends the run (frees its permit) once.
+	 * @param run the run
+	 */
 	void untrack(ActiveRun run) {
 		this.runs.remove(run.lease().id().value(), run);
+		run.end();
+	}
+
+	/**
+	 * How many tasks this instance holds for the queue.
+	 * @return the count
+	 */
+	int held() {
+		return this.runs.size();
+	}
+
+	/**
+	 * Interrupt the handlers whose lease ran out locally. Never talks to Redis, so it
+	 * works while a heartbeat call hangs on a stalled node.
+	 */
+	void checkLocalLeases() {
+		long now = System.nanoTime();
+		for (ActiveRun run : this.runs.values()) {
+			if (run.isUndecided() && run.leaseExpiredAt(now)) {
+				run.stop("lease-lost");
+			}
+		}
 	}
 
 	List<ActiveRun> active() {
@@ -62,11 +97,7 @@ final class LeaseHeartbeat {
 		long sent = System.nanoTime();
 		// A lease that ran out locally (extensions failed or were late) is no longer
 		// ours, whatever Redis says.
-		for (ActiveRun run : current) {
-			if (run.isRunning() && run.leaseExpiredAt(sent)) {
-				run.stop("lease-lost");
-			}
-		}
+		checkLocalLeases();
 		try {
 			List<ExtendOutcome> outcomes = this.store.extend(this.queue,
 					current.stream().map(ActiveRun::lease).toList());
@@ -79,7 +110,7 @@ final class LeaseHeartbeat {
 						run.stop("cancelled");
 					}
 					case LOST -> {
-						if (!run.isRunning()) {
+						if (!run.isUndecided()) {
 							// Completed while the extension was on its way: the task is
 							// gone because it was acknowledged, not because it was taken.
 							continue;
@@ -93,12 +124,7 @@ final class LeaseHeartbeat {
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not extend the leases of queue '" + this.queue + "': " + ex.getMessage());
-			long now = System.nanoTime();
-			for (ActiveRun run : current) {
-				if (run.leaseExpiredAt(now)) {
-					run.stop("lease-lost");
-				}
-			}
+			checkLocalLeases();
 		}
 	}
 

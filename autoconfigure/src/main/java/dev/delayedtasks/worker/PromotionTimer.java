@@ -47,9 +47,9 @@ final class PromotionTimer {
 
 	private final Duration block;
 
-	private final ScheduledExecutorService scheduler;
-
 	private final BlockingConnections connections;
+
+	private @Nullable ScheduledExecutorService scheduler;
 
 	private volatile boolean running;
 
@@ -64,7 +64,7 @@ final class PromotionTimer {
 	private final ThrottledWarning failures = new ThrottledWarning(logger, Duration.ofMinutes(1));
 
 	PromotionTimer(String queue, PartitionKeys keys, TaskStore store, String instanceId, WorkerSettings settings,
-			ScheduledExecutorService scheduler, BlockingConnections connections) {
+			BlockingConnections connections) {
 		this.queue = queue;
 		this.keys = keys;
 		this.store = store;
@@ -72,16 +72,21 @@ final class PromotionTimer {
 		this.ttl = settings.timerTtl();
 		this.grace = settings.reapGrace();
 		this.block = settings.blockTimeout();
-		this.scheduler = scheduler;
 		this.connections = connections;
 	}
 
-	synchronized void start() {
+	/**
+	 * Start contending for the timer.
+	 * @param scheduler the queue's own timer thread: a stalled Redis node delays only the
+	 * timers of the queues it holds
+	 */
+	synchronized void start(ScheduledExecutorService scheduler) {
 		if (this.running) {
 			return;
 		}
 		this.running = true;
-		this.armed = this.scheduler.schedule(this::tick, 0, TimeUnit.MILLISECONDS);
+		this.scheduler = scheduler;
+		this.armed = scheduler.schedule(this::tick, 0, TimeUnit.MILLISECONDS);
 		Thread reader = new Thread(this::readTicks, "delayed-tasks-tick-" + this.queue);
 		reader.setDaemon(true);
 		this.tickReader = reader;
@@ -112,7 +117,7 @@ final class PromotionTimer {
 		// On the timer's own thread, so a tick already under way cannot take the timer
 		// back after the resignation.
 		try {
-			this.scheduler.submit(this::resign).get(this.block.plusSeconds(2).toMillis(), TimeUnit.MILLISECONDS);
+			timerThread().submit(this::resign).get(this.block.plusSeconds(2).toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (RejectedExecutionException ex) {
 			resign();
@@ -137,6 +142,14 @@ final class PromotionTimer {
 		}
 	}
 
+	private ScheduledExecutorService timerThread() {
+		ScheduledExecutorService thread = this.scheduler;
+		if (thread == null) {
+			throw new RejectedExecutionException("The timer of queue '" + this.queue + "' was never started");
+		}
+		return thread;
+	}
+
 	boolean isOwner() {
 		return this.owner;
 	}
@@ -150,13 +163,22 @@ final class PromotionTimer {
 	 * next tick.
 	 */
 	void tick() {
+		runTick(false);
+	}
+
+	/**
+	 * A tick, possibly for a {@code tick} token this instance popped: if it turns out not
+	 * to own the timer (its owner flag was stale), the script hands the token back to the
+	 * real owner.
+	 */
+	private void runTick(boolean tickConsumed) {
 		if (!this.running) {
 			return;
 		}
 		long delayMillis;
 		try {
 			long started = System.nanoTime();
-			TimerTick tick = this.store.promote(this.queue, this.instanceId, this.ttl);
+			TimerTick tick = this.store.promote(this.queue, this.instanceId, this.ttl, tickConsumed);
 			long halfRoundTrip = (System.nanoTime() - started) / 2_000_000;
 			this.owner = tick.owner();
 			delayMillis = tick.owner() ? ownerDelay(tick, halfRoundTrip) : contenderDelay(tick);
@@ -204,31 +226,31 @@ final class PromotionTimer {
 		if (this.armed != null) {
 			this.armed.cancel(false);
 		}
-		this.armed = this.scheduler.schedule(this::tick, delayMillis, TimeUnit.MILLISECONDS);
+		this.armed = timerThread().schedule(this::tick, delayMillis, TimeUnit.MILLISECONDS);
 	}
 
 	/**
-	 * Block on the partition's tick list while this instance owns the timer: a popped
-	 * tick means an enqueue created a new earliest due time.
+	 * Block on the partition's tick list while this instance owns the timer (a popped
+	 * tick means an enqueue created a new earliest due time), and on its handover list
+	 * while it does not (a popped token means the owner resigned: take over at once). The
+	 * tick runs on the timer thread and is waited for, so the next pop already knows
+	 * whether this instance owns the timer.
 	 */
 	private void readTicks() {
 		while (this.running) {
 			try {
-				if (!this.owner) {
-					Thread.sleep(100);
-					continue;
-				}
 				if (this.tickConnection == null) {
 					this.tickConnection = this.connections.open(this.block);
 				}
-				if (this.tickConnection.pop(this.block, this.keys.tick()) != null) {
-					this.scheduler.execute(this::tick);
+				boolean owner = this.owner;
+				if (this.tickConnection.pop(this.block, owner ? this.keys.tick() : this.keys.handover()) != null) {
+					timerThread().submit(() -> runTick(owner)).get();
 				}
 			}
 			catch (InterruptedException ex) {
 				break;
 			}
-			catch (RuntimeException ex) {
+			catch (ExecutionException | RuntimeException ex) {
 				if (!this.running) {
 					break;
 				}

@@ -34,6 +34,11 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * permits are free and otherwise blocks on the queue's wake list, the worker threads that
  * run handlers, the lease heartbeat, the completion path, and the queue's
  * {@link PromotionTimer}.
+ * <p>
+ * A permit stands for a task this instance holds, from its claim until its outcome is
+ * recorded in Redis or it is released, so what an instance holds never exceeds its
+ * concurrency, however fast handlers fail. The heartbeat and the timer run on a thread of
+ * the queue's own: a Redis node that stalls delays only the queues it holds.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -55,7 +60,7 @@ final class QueueWorker implements HandlerContainer {
 
 	private final PartitionKeys keys;
 
-	private final ScheduledExecutorService maintenance;
+	private final ScheduledExecutorService timeouts;
 
 	private final Semaphore permits;
 
@@ -75,7 +80,9 @@ final class QueueWorker implements HandlerContainer {
 
 	private @Nullable Executor executor;
 
-	private @Nullable ScheduledFuture<?> heartbeats;
+	private @Nullable ScheduledExecutorService timerThread;
+
+	private @Nullable ScheduledFuture<?> leaseCheck;
 
 	private String nonce = "";
 
@@ -85,14 +92,14 @@ final class QueueWorker implements HandlerContainer {
 		this.connections = services.connections();
 		this.settings = services.settings();
 		this.keys = services.storeSettings().keys(endpoint.queue());
-		this.maintenance = services.maintenance();
+		this.timeouts = services.timeouts();
 		this.permits = new Semaphore(endpoint.concurrency());
 		this.heartbeat = new LeaseHeartbeat(endpoint.queue(), this.store, this.settings);
 		this.completions = new Completions(endpoint.queue(), this.store, this.heartbeat, services.listeners());
 		this.runner = new TaskRunner(endpoint, services.codec(), services.failureRouter(), this.completions,
 				services.listeners(), services.timeouts(), services.observations());
 		this.timer = new PromotionTimer(endpoint.queue(), this.keys, this.store, services.instanceId(), this.settings,
-				services.timerScheduler(), this.connections);
+				this.connections);
 	}
 
 	@Override
@@ -106,9 +113,17 @@ final class QueueWorker implements HandlerContainer {
 				: Executors.newFixedThreadPool(this.endpoint.concurrency(),
 						new CustomizableThreadFactory("delayed-tasks-" + this.endpoint.queue() + "-"));
 		this.completions.start();
+		ScheduledExecutorService timerThread = Executors
+			.newSingleThreadScheduledExecutor(daemon("delayed-tasks-timer-" + this.endpoint.queue() + "-"));
+		this.timerThread = timerThread;
 		long beat = this.settings.heartbeatInterval().toMillis();
-		this.heartbeats = this.maintenance.scheduleAtFixedRate(this.heartbeat::beat, beat, beat, TimeUnit.MILLISECONDS);
-		this.timer.start();
+		timerThread.scheduleAtFixedRate(this.heartbeat::beat, beat, beat, TimeUnit.MILLISECONDS);
+		// On the shared thread that never waits on Redis: a heartbeat stuck on a stalled
+		// node must not keep a handler running past its lease.
+		long check = Math.max(10, this.settings.leaseDuration().toMillis() / 10);
+		this.leaseCheck = this.timeouts.scheduleAtFixedRate(this.heartbeat::checkLocalLeases, check, check,
+				TimeUnit.MILLISECONDS);
+		this.timer.start(timerThread);
 		Thread thread = new Thread(this::dispatch, "delayed-tasks-dispatcher-" + this.endpoint.queue());
 		// Not a daemon: like a message listener container, a running handler keeps a
 		// worker-only application (no web server) alive until the context is closed.
@@ -150,7 +165,6 @@ final class QueueWorker implements HandlerContainer {
 				claimNonce = null;
 				List<ClaimedTask> tasks = batch.tasks();
 				for (int i = 0; i < tasks.size(); i++) {
-					this.permits.acquireUninterruptibly();
 					try {
 						submit(tasks.get(i), batch.now());
 					}
@@ -217,7 +231,10 @@ final class QueueWorker implements HandlerContainer {
 		TaskContext context = new TaskContext(task.id(), this.endpoint.queue(), task.failures() + 1, task.deliveries(),
 				Instant.ofEpochMilli(task.dueMs()), Instant.ofEpochMilli(task.createdMs()),
 				Instant.ofEpochMilli(claimedAt), TaskRunner.headers(envelope), task.token());
-		ActiveRun run = this.heartbeat.track(task.lease(), context);
+		// The permit goes back when the task is untracked: outcome recorded, released or
+		// lost.
+		this.permits.acquireUninterruptibly();
+		ActiveRun run = this.heartbeat.track(task.lease(), context, this.permits::release);
 		this.running.incrementAndGet();
 		try {
 			this.executor.execute(() -> {
@@ -226,13 +243,11 @@ final class QueueWorker implements HandlerContainer {
 				}
 				finally {
 					this.running.decrementAndGet();
-					this.permits.release();
 				}
 			});
 		}
 		catch (RuntimeException ex) {
 			this.running.decrementAndGet();
-			this.permits.release();
 			this.heartbeat.untrack(run);
 			releaseQuietly(List.of(task));
 			throw ex;
@@ -253,9 +268,14 @@ final class QueueWorker implements HandlerContainer {
 	}
 
 	/**
-	 * Stop claiming, give running handlers the shutdown timeout, then release what is
-	 * left. Holds the lifecycle lock throughout, so a concurrent {@link #start()} waits
-	 * for it instead of sharing half-stopped parts.
+	 * Stop claiming, hand the timer over and release at once the claimed tasks whose
+	 * handlers have not started. Running handlers get the shutdown timeout: most of it to
+	 * finish on their own, then they are interrupted and the rest of it is left for them
+	 * to return. Only tasks whose handlers returned without an outcome are released; a
+	 * handler still running at the end keeps its lease, so its task is reaped after lease
+	 * + grace and never handed over while it runs. Holds the lifecycle lock throughout,
+	 * so a concurrent {@link #start()} waits for it instead of sharing half-stopped
+	 * parts.
 	 */
 	@Override
 	public synchronized void stop() {
@@ -268,20 +288,34 @@ final class QueueWorker implements HandlerContainer {
 		this.started = false;
 		if (this.dispatcher != null) {
 			// Not interrupted: its waits are bounded by the block timeout, and an
-			// interrupt inside a claim would
-			// lose the claimed tasks' reply.
+			// interrupt inside a claim would lose the claimed tasks' reply.
 			join(this.dispatcher);
 		}
 		this.timer.stop();
-		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos();
-		while (this.running.get() > 0 && System.nanoTime() < deadline) {
-			sleep(10);
+		long timeout = this.settings.shutdownTimeout().toNanos();
+		long deadline = System.nanoTime() + timeout;
+		List<ActiveRun> held = this.heartbeat.active();
+		releaseUnstarted(held);
+		awaitHandlers(held, deadline - Math.min(TimeUnit.SECONDS.toNanos(1), timeout / 4));
+		held.forEach((run) -> run.stop(ActiveRun.SHUTDOWN));
+		awaitHandlers(held, deadline);
+		releaseUnstarted(held);
+		List<ActiveRun> stillRunning = held.stream().filter(ActiveRun::isHandlerRunning).toList();
+		if (!stillRunning.isEmpty()) {
+			logger.warn(stillRunning.size() + " handler(s) of queue '" + this.endpoint.queue()
+					+ "' still run after the shutdown timeout of " + this.settings.shutdownTimeout()
+					+ "; their tasks keep their leases and run again after lease + grace: "
+					+ stillRunning.stream().map((run) -> run.lease().id().value()).toList());
 		}
-		releaseUnfinished();
 		this.completions.stop(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())).plusSeconds(1));
-		if (this.heartbeats != null) {
-			this.heartbeats.cancel(false);
+		if (this.leaseCheck != null) {
+			this.leaseCheck.cancel(false);
 		}
+		if (this.timerThread != null) {
+			this.timerThread.shutdownNow();
+		}
+		// Stops heartbeating them: their leases run out on their own.
+		stillRunning.forEach(this.heartbeat::untrack);
 		if (this.executor instanceof ExecutorService pool) {
 			pool.shutdown();
 		}
@@ -291,29 +325,31 @@ final class QueueWorker implements HandlerContainer {
 		}
 	}
 
+	private static void awaitHandlers(List<ActiveRun> runs, long deadline) {
+		while (runs.stream().anyMatch(ActiveRun::isHandlerRunning) && System.nanoTime() - deadline < 0) {
+			sleep(10);
+		}
+	}
+
 	/**
-	 * Release, without penalty, the tasks whose handlers are still running, so another
-	 * instance runs them at once; their handlers are interrupted and their outcomes
-	 * discarded. A run that finishes first keeps its outcome.
+	 * Release, without penalty, the held tasks whose handlers never started or gave up
+	 * when shutdown interrupted them, so another instance runs them at once.
 	 */
-	private void releaseUnfinished() {
-		List<ActiveRun> unfinished = this.heartbeat.active().stream().filter(ActiveRun::release).toList();
-		if (unfinished.isEmpty()) {
+	private void releaseUnstarted(List<ActiveRun> held) {
+		List<ActiveRun> released = held.stream().filter(ActiveRun::release).toList();
+		if (released.isEmpty()) {
 			return;
 		}
 		try {
-			this.store.release(this.endpoint.queue(), unfinished.stream().map(ActiveRun::lease).toList());
-			logger.info("Released " + unfinished.size() + " unfinished task(s) of queue '" + this.endpoint.queue()
-					+ "' so another instance runs them now");
+			this.store.release(this.endpoint.queue(), released.stream().map(ActiveRun::lease).toList());
+			logger.info("Released " + released.size() + " task(s) of queue '" + this.endpoint.queue()
+					+ "' whose handlers stopped or never started, so another instance runs them now");
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not release " + unfinished.size() + " task(s) of queue '" + this.endpoint.queue()
+			logger.warn("Could not release " + released.size() + " task(s) of queue '" + this.endpoint.queue()
 					+ "'; they run again after their lease expires: " + ex.getMessage());
 		}
-		for (ActiveRun run : unfinished) {
-			this.heartbeat.untrack(run);
-			run.stop("released");
-		}
+		released.forEach(this.heartbeat::untrack);
 	}
 
 	private void join(Thread thread) {
@@ -332,6 +368,12 @@ final class QueueWorker implements HandlerContainer {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	private static CustomizableThreadFactory daemon(String prefix) {
+		CustomizableThreadFactory factory = new CustomizableThreadFactory(prefix);
+		factory.setDaemon(true);
+		return factory;
 	}
 
 	@Override

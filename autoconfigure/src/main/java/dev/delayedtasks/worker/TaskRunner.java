@@ -73,13 +73,26 @@ final class TaskRunner {
 		try {
 			return this.codec.read(envelope);
 		}
-		catch (IllegalArgumentException ex) {
+		catch (RuntimeException | StackOverflowError | LinkageError ex) {
+			// Called on the dispatcher thread: whatever the data does to the reader, the
+			// task is dead-lettered as unreadable instead of stopping the dispatcher.
 			return null;
 		}
 	}
 
+	/**
+	 * Run a claimed task on the calling worker thread. Every run ends in exactly one of
+	 * three ways: an outcome handed to the completion path (any {@link Throwable} counts
+	 * as a failure), a return for release when shutdown interrupted it, or nothing at all
+	 * when shutdown took it back before it started.
+	 * @param run the run
+	 * @param envelope the read envelope, or {@code null} when it was unreadable
+	 * @param rawEnvelope the stored JSON
+	 */
 	void run(ActiveRun run, @Nullable Envelope envelope, String rawEnvelope) {
-		TaskContext context = run.context();
+		if (!run.start(Thread.currentThread())) {
+			return;
+		}
 		long started = System.nanoTime();
 		Throwable failure;
 		TaskFailure decision = null;
@@ -91,16 +104,35 @@ final class TaskRunner {
 			failure = ex;
 			decision = TaskFailure.of(null, FailureRouter.UNREADABLE_PAYLOAD, ex);
 		}
+		catch (Throwable ex) {
+			// An Error from a payload class's static initializer, a deserializer that
+			// overflows the stack, a timeout that cannot be scheduled: still a failed
+			// run.
+			failure = ex;
+		}
+		finally {
+			run.unbind();
+			// The interrupt was for the handler; the thread goes back to the pool clean.
+			Thread.interrupted();
+		}
+		if (failure != null && ActiveRun.SHUTDOWN.equals(run.stopReason())) {
+			// Interrupted by a graceful stop: no penalty, the task goes back to the
+			// queue.
+			run.returnForRelease();
+			return;
+		}
 		if (!run.finish()) {
-			// Released at shutdown while it ran: another instance owns the task now.
 			return;
 		}
 		Duration runTime = Duration.ofNanos(System.nanoTime() - started);
 		if (failure == null) {
 			this.completions.succeeded(run, runTime);
+			return;
 		}
-		else {
-			this.completions.failed(run, failure, (decision != null) ? decision : route(failure, context), runTime);
+		this.completions.failed(run, failure, (decision != null) ? decision : route(failure, run.context()), runTime);
+		if (failure instanceof VirtualMachineError error && !(failure instanceof StackOverflowError)) {
+			// Recorded; now let the JVM see it.
+			throw error;
 		}
 	}
 
@@ -113,7 +145,6 @@ final class TaskRunner {
 		TaskContext context = run.context();
 		Throwable failure = null;
 		RunObservations.Run observed = null;
-		run.bind(Thread.currentThread());
 		ScheduledFuture<?> timeout = scheduleTimeout(run);
 		putMdc(context);
 		try {
@@ -125,12 +156,9 @@ final class TaskRunner {
 			failure = ex;
 		}
 		finally {
-			run.unbind();
 			if (timeout != null) {
 				timeout.cancel(false);
 			}
-			// The interrupt was for the handler; the thread goes back to the pool clean.
-			Thread.interrupted();
 			if (observed != null) {
 				try {
 					observed.stop(failure, run.timedOut());

@@ -17,17 +17,14 @@ import dev.delayedtasks.store.TaskStore;
  * @param failureRouter decides about failed runs
  * @param listeners the listeners
  * @param instanceId this instance's id, for timer ownership
- * @param timerScheduler the thread promotion timers fire on
- * @param maintenance the thread heartbeats run on
- * @param timeouts the thread handler timeouts fire on (apart from heartbeats, which may
- * wait on Redis)
+ * @param timeouts the shared thread that handler timeouts and local lease checks fire on;
+ * it never waits on Redis (heartbeats and timers run on each queue's own thread)
  * @param observations observes handler runs
  * @author delayed-tasks
  * @since 0.1.0
  */
 record WorkerServices(TaskStore store, BlockingConnections connections, WorkerSettings settings,
 		StoreSettings storeSettings, PayloadCodec codec, FailureRouter failureRouter, Listeners listeners,
-		String instanceId, ScheduledExecutorService timerScheduler, ScheduledExecutorService maintenance,
-		ScheduledExecutorService timeouts, RunObservations observations) {
+		String instanceId, ScheduledExecutorService timeouts, RunObservations observations) {
 
 }

@@ -1,19 +1,21 @@
 -- promote: the timer owner's tick (promote due tasks, reap expired leases, fan out); also "become owner" and "resign".
--- KEYS (fixed 8, per item 0):
+-- KEYS (fixed 9, per item 0):
 --   1 sched  ZSET    id -> due ms
 --   2 ready  LIST    ready id hints
 --   3 lease  ZSET    id -> lease deadline ms
 --   4 dead   ZSET    id -> dead-letter time ms
 --   5 wake   LIST    wake tokens for idle dispatchers
---   6 tick   LIST    <= 1 token: the earliest deadline changed (not written here: promote only moves work forward)
+--   6 tick   LIST    <= 1 token: the earliest deadline changed (written here only to hand a token popped by a
+--                    caller that does not own the timer back to the owner)
 --   7 timer  STRING  id of the instance owning this partition's timer (PX)
 --   8 stats  HASH    counters
+--   9 handover LIST  <= 1 token: the owner resigned; contenders block on it to take over at once
 --   derived from ARGV base (same hash tag): t:<id> HASH, p:<id> STRING, e:<id> STRING, u:<digest> STRING, meta HASH (paused flag)
 -- ARGV: 1 base, 2 ownerId, 3 timerTtlMs (0 = resign), 4 promoteLimit, 5 reapLimit, 6 graceMs, 7 fanoutBatch,
---   8 maxDeliveries
+--   8 maxDeliveries, 9 tickConsumed (1: the caller popped a tick token for this call)
 -- Reply: {now, owner (1/0), ttl ms, nextDue or -1, earliestLease or -1, more (0/1)}
 --   resign: {now, 0, -2, -1, -1, 0}; another owner holds the timer: {now, 0, PTTL timer, -1, -1, 0}
--- keys: fixed=8 per-item=0
+-- keys: fixed=9 per-item=0
 redis.replicate_commands()
 -- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
 -- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
@@ -25,8 +27,8 @@ end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
-local sched, ready, lease, dead, wake, timer, stats =
-  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7], KEYS[8]
+local sched, ready, lease, dead, wake, tick, timer, stats, handover =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 local base, ownerId = ARGV[1], ARGV[2]
 
 -- Integer or nil: fields and ARGV arrive as strings; fractions, inf and nan must not reach a write.
@@ -35,19 +37,26 @@ local function int(x)
   if num and num == math.floor(num) and math.abs(num) < 2 ^ 53 then return num end
 end
 
-local ttl, promoteLimit, reapLimit, graceMs, fanoutBatch, maxDeliveries =
-  int(ARGV[3]), int(ARGV[4]), int(ARGV[5]), int(ARGV[6]), int(ARGV[7]), int(ARGV[8])
-if not (#KEYS == 8 and ownerId and ttl and ttl >= 0 and promoteLimit and promoteLimit >= 0 and reapLimit
+local ttl, promoteLimit, reapLimit, graceMs, fanoutBatch, maxDeliveries, tickConsumed =
+  int(ARGV[3]), int(ARGV[4]), int(ARGV[5]), int(ARGV[6]), int(ARGV[7]), int(ARGV[8]), ARGV[9] == '1'
+if not (#KEYS == 9 and ownerId and ttl and ttl >= 0 and promoteLimit and promoteLimit >= 0 and reapLimit
     and reapLimit >= 0 and graceMs and graceMs >= 0 and fanoutBatch and fanoutBatch >= 1 and maxDeliveries) then
   return redis.error_reply('ERR promote: bad KEYS/ARGV')
 end
 
 local own = redis.call('GET', timer)
 if ttl == 0 then
-  if own == ownerId then redis.call('DEL', timer) end
+  if own == ownerId then
+    redis.call('DEL', timer)
+    if redis.call('LLEN', handover) == 0 then redis.call('LPUSH', handover, 1) end
+  end
   return {now, 0, -2, -1, -1, 0}
 end
-if own and own ~= ownerId then return {now, 0, redis.call('PTTL', timer), -1, -1, 0} end
+if own and own ~= ownerId then
+  -- A caller whose owner flag was stale popped the owner's tick: give it back, or the owner re-arms late.
+  if tickConsumed and redis.call('LLEN', tick) == 0 then redis.call('LPUSH', tick, 1) end
+  return {now, 0, redis.call('PTTL', timer), -1, -1, 0}
+end
 redis.call('SET', timer, ownerId, 'PX', ttl)
 
 -- >>> promote and reap blocks: keep byte-identical in claim.lua and promote.lua (Lua scripts cannot include files)

@@ -505,8 +505,8 @@ class DelayedTaskMetricsIntegrationTests {
 				}
 
 				@Override
-				public TimerTick promote(String queue, String ownerId, Duration timerTtl) {
-					return store.promote(queue, ownerId, timerTtl);
+				public TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed) {
+					return store.promote(queue, ownerId, timerTtl, tickConsumed);
 				}
 
 				@Override

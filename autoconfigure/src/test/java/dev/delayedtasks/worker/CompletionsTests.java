@@ -46,7 +46,8 @@ class CompletionsTests {
 		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
 		Completions completions = new Completions("q", store, heartbeat, new Listeners(List.of()));
 		completions.start();
-		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), context("t1"));
+		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), context("t1"), () -> {
+		});
 		run.finish();
 		completions.succeeded(run, Duration.ofMillis(5));
 		assertThat(ackEntered.await(5, TimeUnit.SECONDS)).isTrue();

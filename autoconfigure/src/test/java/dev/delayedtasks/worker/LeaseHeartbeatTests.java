@@ -23,7 +23,9 @@ class LeaseHeartbeatTests {
 		ScriptedTaskStore store = new ScriptedTaskStore();
 		store.extend = (leases) -> List.of(ExtendOutcome.LOST);
 		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
-		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"));
+		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
+				() -> {
+				});
 		Thread handler = new Thread(() -> {
 			try {
 				Thread.sleep(10_000);
@@ -33,7 +35,7 @@ class LeaseHeartbeatTests {
 			}
 		});
 		handler.start();
-		run.bind(handler);
+		assertThat(run.start(handler)).isTrue();
 		heartbeat.beat();
 		handler.join(5000);
 		assertThat(handler.isAlive()).isFalse();
@@ -44,7 +46,10 @@ class LeaseHeartbeatTests {
 	void runThatFinishedWhileItsLeaseWasExtendedIsNotTreatedAsLost() {
 		ScriptedTaskStore store = new ScriptedTaskStore();
 		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
-		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"));
+		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
+				() -> {
+				});
+		run.start(Thread.currentThread());
 		// The run ends and is acknowledged while the extension is on its way: Redis
 		// answers that the lease is gone.
 		store.extend = (leases) -> {
@@ -60,7 +65,9 @@ class LeaseHeartbeatTests {
 		ScriptedTaskStore store = new ScriptedTaskStore();
 		store.extend = (leases) -> List.of(ExtendOutcome.CANCEL_REQUESTED);
 		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
-		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"));
+		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
+				() -> {
+				});
 		heartbeat.beat();
 		assertThat(run.stopReason()).isEqualTo("cancelled");
 		assertThat(run.leaseExpiredAt(System.nanoTime())).isFalse();

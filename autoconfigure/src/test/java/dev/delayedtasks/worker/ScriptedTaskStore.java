@@ -33,7 +33,7 @@ class ScriptedTaskStore implements TaskStore {
 	}
 
 	@Override
-	public TimerTick promote(String queue, String ownerId, Duration timerTtl) {
+	public TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed) {
 		throw new UnsupportedOperationException("promote");
 	}
 
