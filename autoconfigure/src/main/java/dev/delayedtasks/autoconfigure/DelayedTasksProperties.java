@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.delayedtasks.InvalidTaskRequestException;
-import dev.delayedtasks.Names;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -48,39 +46,17 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	public DelayedTasksProperties {
 		queues = (queues != null) ? Map.copyOf(queues) : Map.of();
 		PropertyChecks checks = new PropertyChecks("delayed-tasks");
-		checkKeyPrefix(checks, keyPrefix);
+		checks.keyPrefix("key-prefix", keyPrefix);
 		producer.check(checks.nested("producer"));
 		worker.check(checks.nested("worker"));
 		retry.check(checks.nested("retry"));
 		deadLetter.check(checks.nested("dead-letter"));
 		// Queue names are only known here, so each override is checked with its name.
 		for (Map.Entry<String, Queue> queue : queues.entrySet()) {
-			queue.getValue().check(queueChecks(checks, queue.getKey()), checks.nested("retry"), retry);
+			queue.getValue().check(checks.queue("queues", queue.getKey()), checks.nested("retry"), retry);
 		}
 		checks.atLeast("snapshot-interval", snapshotInterval, Duration.ofMillis(1),
 				"it is a period in whole milliseconds");
-	}
-
-	private static void checkKeyPrefix(PropertyChecks checks, String keyPrefix) {
-		try {
-			Names.checkKeyPrefix(keyPrefix);
-		}
-		catch (InvalidTaskRequestException ex) {
-			// Without the cause: Boot reports the root cause's message.
-			throw new IllegalArgumentException(checks.name("key-prefix") + " is invalid: " + ex.getMessage());
-		}
-	}
-
-	private static PropertyChecks queueChecks(PropertyChecks checks, String queue) {
-		try {
-			Names.checkQueue(queue);
-		}
-		catch (InvalidTaskRequestException ex) {
-			throw new IllegalArgumentException(
-					checks.name("queues") + " has overrides for an invalid queue name: " + ex.getMessage());
-		}
-		// Names with dots are keys in brackets in properties: queues[orders.v2].
-		return checks.nested(queue.matches("[A-Za-z0-9_-]+") ? "queues." + queue : "queues[" + queue + "]");
 	}
 
 	/**

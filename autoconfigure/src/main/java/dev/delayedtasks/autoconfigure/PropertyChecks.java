@@ -2,6 +2,8 @@ package dev.delayedtasks.autoconfigure;
 
 import java.time.Duration;
 
+import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.Names;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.unit.DataSize;
@@ -9,9 +11,10 @@ import org.springframework.util.unit.DataSize;
 /**
  * Checks of the values under one prefix of {@code delayed-tasks.*}. A failure is an
  * {@link IllegalArgumentException} whose message names the property, its value and the
- * rule, such as "delayed-tasks.worker.concurrency is 0: it must be at least 1"; thrown
+ * rule, such as "delayed-tasks.worker.concurrency is 0: it must be at least 1". Thrown
  * while the properties are bound, Spring Boot reports it as the reason of the binding
- * failure.
+ * failure: its message is all the user sees, so it is thrown without a cause (Boot would
+ * show the cause's message instead).
  *
  * @author delayed-tasks
  */
@@ -39,6 +42,33 @@ final class PropertyChecks {
 	 */
 	String name(String property) {
 		return this.prefix + "." + property;
+	}
+
+	/**
+	 * The checks of one queue's overrides, after checking the queue's name.
+	 * @param property the map of overrides, such as {@code queues}
+	 * @param queue the queue
+	 * @return the checks of the values under the queue's key
+	 */
+	PropertyChecks queue(String property, String queue) {
+		try {
+			Names.checkQueue(queue);
+		}
+		catch (InvalidTaskRequestException ex) {
+			throw new IllegalArgumentException(
+					name(property) + " has overrides for an invalid queue name: " + ex.getMessage());
+		}
+		// A key with dots is written in brackets: queues[orders.v2].concurrency.
+		return nested(queue.matches("[A-Za-z0-9_-]+") ? property + "." + queue : property + "[" + queue + "]");
+	}
+
+	void keyPrefix(String property, String value) {
+		try {
+			Names.checkKeyPrefix(value);
+		}
+		catch (InvalidTaskRequestException ex) {
+			throw new IllegalArgumentException(name(property) + " is invalid: " + ex.getMessage());
+		}
 	}
 
 	void atLeast(String property, long value, long min) {
