@@ -12,7 +12,10 @@ import org.springframework.core.retry.RetryPolicy;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Configuration of delayed tasks, under {@code delayed-tasks}.
+ * Configuration of delayed tasks, under {@code delayed-tasks}. Every value is checked
+ * while the properties are bound: one the library cannot honour (a concurrency of 0, a
+ * zero lease, a block timeout that BLPOP would round to "for ever", ...) fails startup
+ * with a message naming the property, the value and the rule.
  *
  * @param enabled whether to enable delayed tasks
  * @param keyPrefix prefix of every Redis key; a queue's keys are
@@ -36,10 +39,24 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 		@DefaultValue("fail") CheckMode evictionPolicyCheck) {
 
 	/**
-	 * Create the properties.
+	 * Create the properties, checking every value.
+	 * @throws IllegalArgumentException naming the property, its value and the rule when a
+	 * value is invalid
 	 */
 	public DelayedTasksProperties {
 		queues = (queues != null) ? Map.copyOf(queues) : Map.of();
+		PropertyChecks checks = new PropertyChecks("delayed-tasks");
+		checks.keyPrefix("key-prefix", keyPrefix);
+		producer.check(checks.nested("producer"));
+		worker.check(checks.nested("worker"));
+		retry.check(checks.nested("retry"));
+		deadLetter.check(checks.nested("dead-letter"));
+		// Queue names are only known here, so each override is checked with its name.
+		for (Map.Entry<String, Queue> queue : queues.entrySet()) {
+			queue.getValue().check(checks.queue("queues", queue.getKey()), checks.nested("retry"), retry);
+		}
+		checks.atLeast("snapshot-interval", snapshotInterval, Duration.ofMillis(1),
+				"it is a period in whole milliseconds");
 	}
 
 	/**
@@ -97,6 +114,11 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 */
 	public record Producer(@DefaultValue("64KB") DataSize maxPayloadSize, @DefaultValue("500") int batchSize) {
 
+		void check(PropertyChecks checks) {
+			checks.positive("max-payload-size", this.maxPayloadSize);
+			checks.atLeast("batch-size", this.batchSize, 1);
+		}
+
 	}
 
 	/**
@@ -124,6 +146,26 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 			@DefaultValue("3s") Duration timerTtl, @DefaultValue("1s") Duration blockTimeout,
 			@DefaultValue("32") int maxClaim) {
 
+		/**
+		 * Heartbeats and timer renewals run every third of a lease, in whole
+		 * milliseconds: shorter leases would make them run in a busy loop.
+		 */
+		private static final Duration SHORTEST_LEASE = Duration.ofMillis(3);
+
+		void check(PropertyChecks checks) {
+			checks.atLeast("concurrency", this.concurrency, 1);
+			checks.atLeast("lease-duration", this.leaseDuration, SHORTEST_LEASE,
+					"heartbeats extend leases every third of it, in whole milliseconds");
+			checks.notNegative("reap-grace", this.reapGrace);
+			checks.atLeast("max-deliveries", this.maxDeliveries, 1);
+			checks.notNegative("shutdown-timeout", this.shutdownTimeout);
+			checks.atLeast("timer-ttl", this.timerTtl, SHORTEST_LEASE,
+					"the timer renews its lease every third of it, in whole milliseconds");
+			checks.atLeast("block-timeout", this.blockTimeout, Duration.ofMillis(1),
+					"BLPOP would round a shorter wait to 0, which blocks for ever");
+			checks.atLeast("max-claim", this.maxClaim, 1);
+		}
+
 	}
 
 	/**
@@ -134,6 +176,18 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * @param retry retry overrides
 	 */
 	public record Queue(@Nullable Integer concurrency, @Nullable Duration timeout, @Nullable RetryOverrides retry) {
+
+		void check(PropertyChecks checks, PropertyChecks globalRetryChecks, Retry globalRetry) {
+			if (this.concurrency != null) {
+				checks.atLeast("concurrency", this.concurrency, 1);
+			}
+			if (this.timeout != null) {
+				checks.positive("timeout", this.timeout);
+			}
+			if (this.retry != null) {
+				this.retry.check(checks.nested("retry"), globalRetryChecks, globalRetry);
+			}
+		}
 
 	}
 
@@ -156,6 +210,31 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 					(this.multiplier != null) ? this.multiplier : defaults.multiplier(),
 					(this.maxDelay != null) ? this.maxDelay : defaults.maxDelay(),
 					(this.jitter != null) ? this.jitter : defaults.jitter(), defaults.nonRetryableExceptions());
+		}
+
+		void check(PropertyChecks checks, PropertyChecks globalChecks, Retry globalRetry) {
+			if (this.maxRetries != null) {
+				Retry.checkMaxRetries(checks, this.maxRetries);
+			}
+			if (this.delay != null) {
+				checks.notNegative("delay", this.delay);
+			}
+			if (this.multiplier != null) {
+				checks.finiteAtLeast("multiplier", this.multiplier, 1);
+			}
+			if (this.maxDelay != null) {
+				checks.positive("max-delay", this.maxDelay);
+			}
+			if (this.jitter != null) {
+				checks.notNegative("jitter", this.jitter);
+			}
+			if (this.delay != null || this.maxDelay != null) {
+				// Either may come from delayed-tasks.retry.*: name each where it is set.
+				Retry merged = over(globalRetry);
+				PropertyChecks maxDelayChecks = (this.maxDelay != null) ? checks : globalChecks;
+				PropertyChecks delayChecks = (this.delay != null) ? checks : globalChecks;
+				maxDelayChecks.notBelow("max-delay", merged.maxDelay(), delayChecks.name("delay"), merged.delay());
+			}
 		}
 
 	}
@@ -183,6 +262,20 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 			nonRetryableExceptions = (nonRetryableExceptions != null) ? List.copyOf(nonRetryableExceptions) : List.of();
 		}
 
+		void check(PropertyChecks checks) {
+			checkMaxRetries(checks, this.maxRetries);
+			checks.notNegative("delay", this.delay);
+			checks.finiteAtLeast("multiplier", this.multiplier, 1);
+			checks.positive("max-delay", this.maxDelay);
+			checks.notBelow("max-delay", this.maxDelay, checks.name("delay"), this.delay);
+			checks.notNegative("jitter", this.jitter);
+		}
+
+		static void checkMaxRetries(PropertyChecks checks, int maxRetries) {
+			checks.between("max-retries", maxRetries, 0, Integer.MAX_VALUE - 1,
+					"a task runs at most max-retries + 1 times");
+		}
+
 		/**
 		 * The Spring Framework retry policy these settings describe.
 		 * @return the policy
@@ -206,6 +299,12 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * @param maxCount most dead letters kept per queue
 	 */
 	public record DeadLetter(@DefaultValue("14d") Duration retention, @DefaultValue("100000") int maxCount) {
+
+		void check(PropertyChecks checks) {
+			// The scripts read 0 as "no limit", the opposite of what 0 seems to say.
+			checks.atLeast("retention", this.retention, Duration.ofMillis(1), "0 would keep dead letters for ever");
+			checks.atLeast("max-count", this.maxCount, 1, "0 would keep any number of dead letters");
+		}
 
 	}
 
