@@ -152,6 +152,12 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 		 */
 		private static final Duration SHORTEST_LEASE = Duration.ofMillis(3);
 
+		/**
+		 * An idle timer owner renews its lease every third of the TTL: below this the
+		 * timer becomes a busy poll of Redis.
+		 */
+		private static final Duration SHORTEST_TIMER_TTL = Duration.ofMillis(100);
+
 		void check(PropertyChecks checks) {
 			checks.atLeast("concurrency", this.concurrency, 1);
 			checks.atLeast("lease-duration", this.leaseDuration, SHORTEST_LEASE,
@@ -159,8 +165,8 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 			checks.notNegative("reap-grace", this.reapGrace);
 			checks.atLeast("max-deliveries", this.maxDeliveries, 1);
 			checks.notNegative("shutdown-timeout", this.shutdownTimeout);
-			checks.atLeast("timer-ttl", this.timerTtl, SHORTEST_LEASE,
-					"the timer renews its lease every third of it, in whole milliseconds");
+			checks.atLeast("timer-ttl", this.timerTtl, SHORTEST_TIMER_TTL,
+					"the timer owner renews its lease every third of it, so a shorter TTL polls Redis in a loop");
 			checks.atLeast("block-timeout", this.blockTimeout, Duration.ofMillis(1),
 					"BLPOP would round a shorter wait to 0, which blocks for ever");
 			checks.atLeast("max-claim", this.maxClaim, 1);

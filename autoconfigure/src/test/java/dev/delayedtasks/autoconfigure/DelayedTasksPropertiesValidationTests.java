@@ -61,8 +61,8 @@ class DelayedTasksPropertiesValidationTests {
 					worker.reap-grace=-1s          | worker.reap-grace is -1s: it must be 0 or more
 					worker.max-deliveries=0        | worker.max-deliveries is 0: it must be at least 1
 					worker.shutdown-timeout=-1ms   | worker.shutdown-timeout is -1ms: it must be 0 or more
-					worker.timer-ttl=0s            | worker.timer-ttl is 0s: it must be at least 3ms (the timer renews its lease every third of it, in whole milliseconds)
-					worker.timer-ttl=2ms           | worker.timer-ttl is 2ms: it must be at least 3ms (the timer renews its lease every third of it, in whole milliseconds)
+					worker.timer-ttl=0s            | worker.timer-ttl is 0s: it must be at least 100ms (the timer owner renews its lease every third of it, so a shorter TTL polls Redis in a loop)
+					worker.timer-ttl=99ms          | worker.timer-ttl is 99ms: it must be at least 100ms (the timer owner renews its lease every third of it, so a shorter TTL polls Redis in a loop)
 					worker.block-timeout=500us     | worker.block-timeout is 500us: it must be at least 1ms (BLPOP would round a shorter wait to 0, which blocks for ever)
 					worker.block-timeout=0s        | worker.block-timeout is 0s: it must be at least 1ms (BLPOP would round a shorter wait to 0, which blocks for ever)
 					worker.max-claim=0             | worker.max-claim is 0: it must be at least 1
@@ -107,7 +107,7 @@ class DelayedTasksPropertiesValidationTests {
 	@CsvSource(delimiter = '|',
 			textBlock = """
 					worker.concurrency=0           | worker.concurrency is 0: it must be at least 1
-					worker.timer-ttl=0s            | worker.timer-ttl is 0s: it must be at least 3ms (the timer renews its lease every third of it, in whole milliseconds)
+					worker.timer-ttl=0s            | worker.timer-ttl is 0s: it must be at least 100ms (the timer owner renews its lease every third of it, so a shorter TTL polls Redis in a loop)
 					retry.max-retries=-1           | retry.max-retries is -1: it must be between 0 and 2147483646 (a task runs at most max-retries + 1 times)
 					queues.emails.concurrency=0    | queues.emails.concurrency is 0: it must be at least 1
 					dead-letter.max-count=-1       | dead-letter.max-count is -1: it must be at least 1 (0 would keep any number of dead letters)
@@ -132,12 +132,12 @@ class DelayedTasksPropertiesValidationTests {
 
 	@ParameterizedTest
 	@ValueSource(strings = { "worker.concurrency=1", "worker.lease-duration=3ms", "worker.reap-grace=0s",
-			"worker.max-deliveries=1", "worker.shutdown-timeout=0s", "worker.timer-ttl=3ms", "worker.block-timeout=1ms",
-			"worker.max-claim=1", "producer.max-payload-size=1B", "producer.batch-size=1", "snapshot-interval=1ms",
-			"retry.max-retries=0", "retry.max-retries=2147483646", "retry.delay=0s", "retry.multiplier=1",
-			"retry.max-delay=1s", "retry.jitter=0s", "dead-letter.retention=1ms", "dead-letter.max-count=1",
-			"queues.emails.concurrency=1", "queues.emails.timeout=1ms", "queues.emails.retry.max-retries=0",
-			"queues.emails.retry.delay=5m", "queues.emails.retry.max-delay=1s",
+			"worker.max-deliveries=1", "worker.shutdown-timeout=0s", "worker.timer-ttl=100ms",
+			"worker.block-timeout=1ms", "worker.max-claim=1", "producer.max-payload-size=1B", "producer.batch-size=1",
+			"snapshot-interval=1ms", "retry.max-retries=0", "retry.max-retries=2147483646", "retry.delay=0s",
+			"retry.multiplier=1", "retry.max-delay=1s", "retry.jitter=0s", "dead-letter.retention=1ms",
+			"dead-letter.max-count=1", "queues.emails.concurrency=1", "queues.emails.timeout=1ms",
+			"queues.emails.retry.max-retries=0", "queues.emails.retry.delay=5m", "queues.emails.retry.max-delay=1s",
 			"queues.emails.retry.delay=10m;queues.emails.retry.max-delay=10m", "queues[orders.v2].concurrency=2",
 			"key-prefix=a.b-c_d:e" })
 	void smallestValidValuesStart(String properties) {
