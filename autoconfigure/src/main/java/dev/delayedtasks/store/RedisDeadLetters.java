@@ -10,8 +10,8 @@ import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.Names;
 import dev.delayedtasks.TaskId;
-import dev.delayedtasks.TaskInfo.TaskError;
 import dev.delayedtasks.TaskStoreException;
+import dev.delayedtasks.store.TaskRecords.ErrorRecord;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
@@ -79,11 +79,11 @@ public final class RedisDeadLetters implements DeadLetters {
 			List<DeadLetter> letters = new ArrayList<>(ordered.size());
 			for (int i = 0; i < ordered.size(); i++) {
 				TypedTuple<String> entry = ordered.get(i);
-				TaskError error = TaskRecords.error((String) details.get(2 * i + 1));
+				ErrorRecord error = TaskRecords.parse((String) details.get(2 * i + 1));
 				letters.add(new DeadLetter(TaskId.of(entry.getValue()), queue,
 						(error != null) ? error.reason() : "unknown", (error != null) ? error.exceptionType() : "",
 						(error != null) ? error.message() : "", (int) TaskRecords.number(details.get(2 * i)),
-						Instant.ofEpochMilli(entry.getScore().longValue())));
+						Instant.ofEpochMilli(entry.getScore().longValue()), (error != null) ? error.stackTrace() : ""));
 			}
 			return letters;
 		}
