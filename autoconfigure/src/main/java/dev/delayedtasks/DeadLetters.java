@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * The tasks of a queue that failed for good: list them, run them again, or delete them.
  * Dead letters are also trimmed by age and count (see
- * {@code delayed-tasks.dead-letter.*}).
+ * {@code delayed-tasks.dead-letter.*}), when a failure dead-letters a task and on a
+ * schedule.
  *
  * @author delayed-tasks
  * @since 0.1.0

@@ -291,13 +291,15 @@ public class DelayedTasksEndpoint {
 	 * @param message the exception's message
 	 * @param attempts failed runs
 	 * @param deadAt when it was dead-lettered
+	 * @param stackTrace the exception's bounded stack trace (types and frames, no
+	 * messages), or {@code ""}
 	 */
 	public record DeadLetterDescriptor(String id, String reason, String exceptionType, String message, int attempts,
-			Instant deadAt) {
+			Instant deadAt, String stackTrace) {
 
 		static DeadLetterDescriptor of(DeadLetter letter) {
 			return new DeadLetterDescriptor(letter.id().value(), letter.reason(), letter.exceptionType(),
-					letter.message(), letter.attempts(), letter.deadAt());
+					letter.message(), letter.attempts(), letter.deadAt(), letter.stackTrace());
 		}
 
 	}

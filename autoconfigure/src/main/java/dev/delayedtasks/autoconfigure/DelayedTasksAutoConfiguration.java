@@ -12,6 +12,7 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.actuate.CorruptDataReporter;
 import dev.delayedtasks.actuate.QueueSnapshots;
 import dev.delayedtasks.observation.ScheduleObservationConvention;
+import dev.delayedtasks.store.DeadLetterRetention;
 import dev.delayedtasks.store.EvictionPolicyCheck;
 import dev.delayedtasks.store.LayoutVersion;
 import dev.delayedtasks.store.PayloadCodec;
@@ -115,6 +116,20 @@ public final class DelayedTasksAutoConfiguration {
 	@ConditionalOnMissingBean(DeadLetters.class)
 	RedisDeadLetters delayedTaskDeadLetters(StoreScripts scripts, StoreSettings settings) {
 		return new RedisDeadLetters(scripts, settings);
+	}
+
+	/**
+	 * Dead-letter retention on every instance, workers and producers alike: trimming is
+	 * idempotent and bounded, and a queue must stay bounded while no worker runs. It has
+	 * its own {@link RedisDeadLetters}, so an application's own {@link DeadLetters} bean
+	 * does not turn it off.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	DeadLetterRetention delayedTasksDeadLetterRetention(StoreScripts scripts, StoreSettings settings,
+			QueueIndex index) {
+		return new DeadLetterRetention(new RedisDeadLetters(scripts, settings), index,
+				DeadLetterRetention.DEFAULT_INTERVAL);
 	}
 
 	@Bean

@@ -10,8 +10,8 @@ import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.Names;
 import dev.delayedtasks.TaskId;
-import dev.delayedtasks.TaskInfo.TaskError;
 import dev.delayedtasks.TaskStoreException;
+import dev.delayedtasks.store.TaskRecords.ErrorRecord;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
@@ -79,11 +79,11 @@ public final class RedisDeadLetters implements DeadLetters {
 			List<DeadLetter> letters = new ArrayList<>(ordered.size());
 			for (int i = 0; i < ordered.size(); i++) {
 				TypedTuple<String> entry = ordered.get(i);
-				TaskError error = TaskRecords.error((String) details.get(2 * i + 1));
+				ErrorRecord error = TaskRecords.parse((String) details.get(2 * i + 1));
 				letters.add(new DeadLetter(TaskId.of(entry.getValue()), queue,
 						(error != null) ? error.reason() : "unknown", (error != null) ? error.exceptionType() : "",
 						(error != null) ? error.message() : "", (int) TaskRecords.number(details.get(2 * i)),
-						Instant.ofEpochMilli(entry.getScore().longValue())));
+						Instant.ofEpochMilli(entry.getScore().longValue()), (error != null) ? error.stackTrace() : ""));
 			}
 			return letters;
 		}
@@ -167,7 +167,7 @@ public final class RedisDeadLetters implements DeadLetters {
 
 	@Override
 	public long purge(String queue) {
-		return runPurge(queue, "all");
+		return runPurge(queue, "all", BATCH, Integer.MAX_VALUE);
 	}
 
 	/**
@@ -176,23 +176,37 @@ public final class RedisDeadLetters implements DeadLetters {
 	 * @return how many were deleted
 	 */
 	public long trim(String queue) {
-		return runPurge(queue, "trim");
+		return runPurge(queue, "trim", BATCH, Integer.MAX_VALUE);
 	}
 
-	private long runPurge(String queue, String mode) {
+	/**
+	 * Delete the dead letters of a queue that are over the configured age or count, with
+	 * bounded work: at most {@code maxCalls} script calls of at most
+	 * {@link StoreSettings#trimLimit()} deletions each. What is left over stays for the
+	 * next call.
+	 * @param queue the queue
+	 * @param maxCalls the most script calls
+	 * @return how many were deleted
+	 */
+	public long trim(String queue, int maxCalls) {
+		return runPurge(queue, "trim", this.settings.trimLimit(), maxCalls);
+	}
+
+	private long runPurge(String queue, String mode, int limit, int maxCalls) {
 		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
 		long deleted = 0;
-		while (true) {
+		for (int call = 0; call < maxCalls; call++) {
 			Reply reply = new Reply(this.scripts.run(Script.PURGE, List.of(keys.dead(), keys.stats()),
-					List.of(keys.base(), mode, Integer.toString(BATCH),
+					List.of(keys.base(), mode, Integer.toString(limit),
 							RedisTaskStore.millis(this.settings.deadLetterMaxAge()),
 							Integer.toString(this.settings.deadLetterMaxCount())),
 					queue, null));
 			deleted += reply.number(1);
-			if (reply.number(1) < BATCH) {
-				return deleted;
+			if (limit <= 0 || reply.number(1) < limit) {
+				break;
 			}
 		}
+		return deleted;
 	}
 
 }

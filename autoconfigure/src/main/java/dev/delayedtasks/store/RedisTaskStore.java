@@ -112,7 +112,7 @@ public final class RedisTaskStore implements TaskStore {
 		List<String> args = List.of(keys.base(), id, lease.token(), delay, failure.deadReason(),
 				failure.exceptionType(), failure.message(), Integer.toString(this.settings.deadLetterMaxCount()),
 				millis(this.settings.deadLetterMaxAge()), Integer.toString(this.settings.trimLimit()),
-				Integer.toString(this.settings.fanoutBatch()));
+				Integer.toString(this.settings.fanoutBatch()), failure.stackTrace());
 		Reply reply = new Reply(this.scripts.run(Script.FAIL, keyList, args, queue, id));
 		FailOutcome.Kind kind = switch (reply.code(1)) {
 			case 'T' -> FailOutcome.Kind.RETRY_SCHEDULED;

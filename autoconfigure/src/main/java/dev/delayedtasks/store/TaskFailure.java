@@ -12,16 +12,42 @@ import org.jspecify.annotations.Nullable;
  * example {@code non-retryable}
  * @param exceptionType the exception's class name
  * @param message the exception's message, truncated to 500 characters
+ * @param stackTrace the exception's stack trace, bounded (at most 20 frames per
+ * throwable, 4,096 characters in all) and without any exception message, or {@code ""};
+ * kept with the dead letter
  * @author delayed-tasks
  * @since 0.1.0
  */
-public record TaskFailure(@Nullable Duration retryDelay, String deadReason, String exceptionType, String message) {
+public record TaskFailure(@Nullable Duration retryDelay, String deadReason, String exceptionType, String message,
+		String stackTrace) {
 
 	/** The longest message kept. */
 	public static final int MAX_MESSAGE_LENGTH = 500;
 
+	/** The longest stack trace kept, in characters. */
+	public static final int MAX_STACK_TRACE_LENGTH = BoundedStackTrace.MAX_LENGTH;
+
 	/**
-	 * Describe a failure, truncating its message.
+	 * Create a failure, bringing the stack trace into the shape the error record needs:
+	 * no blank lines and at most {@link #MAX_STACK_TRACE_LENGTH} characters.
+	 */
+	public TaskFailure {
+		stackTrace = BoundedStackTrace.normalize(stackTrace);
+	}
+
+	/**
+	 * Create a failure without a stack trace.
+	 * @param retryDelay the back-off, or {@code null} to dead-letter now
+	 * @param deadReason the reason when dead-lettered now
+	 * @param exceptionType the exception's class name
+	 * @param message the exception's message
+	 */
+	public TaskFailure(@Nullable Duration retryDelay, String deadReason, String exceptionType, String message) {
+		this(retryDelay, deadReason, exceptionType, message, "");
+	}
+
+	/**
+	 * Describe a failure, truncating its message and bounding its stack trace.
 	 * @param retryDelay the back-off, or {@code null} to dead-letter now
 	 * @param deadReason the reason when dead-lettered now
 	 * @param failure the exception
@@ -32,7 +58,8 @@ public record TaskFailure(@Nullable Duration retryDelay, String deadReason, Stri
 		if (message.length() > MAX_MESSAGE_LENGTH) {
 			message = message.substring(0, MAX_MESSAGE_LENGTH);
 		}
-		return new TaskFailure(retryDelay, deadReason, failure.getClass().getName(), message);
+		return new TaskFailure(retryDelay, deadReason, failure.getClass().getName(), message,
+				BoundedStackTrace.of(failure));
 	}
 
 }

@@ -9,12 +9,14 @@
 --   7 stats  HASH    counters
 --   8 t:<id> HASH    task
 --   9 p:<id> STRING  payload envelope
---  10 e:<id> STRING  last error record 'reason\ntype\nmessage'
+--  10 e:<id> STRING  last error record 'reason\ntype\nmessage', or for a dead letter with a stack trace
+--                    '\30reason\ntype\ntrace\n\nmessage' (\30 = record separator; the trace has no blank line)
 --  11 u:<digest> STRING uniqueness slot (base..'u:' if none; the hash field u is what is released)
 --   derived from ARGV base (same hash tag): t:/p:/e: keys of dead letters trimmed here
 -- ARGV: 1 base, 2 id, 3 token, 4 retryDelayMs (-1 = dead-letter now), 5 deadReason (used when retryDelayMs = -1),
 --   6 exceptionType, 7 message (already truncated), 8 deadMaxCount (<= 0: no count limit),
---   9 deadMaxAgeMs (<= 0: no age limit), 10 trimLimit, 11 fanoutBatch
+--   9 deadMaxAgeMs (<= 0: no age limit), 10 trimLimit, 11 fanoutBatch, 12 stackTrace (bounded, without blank
+--   lines, '' if none; kept with a dead letter only, so retrying tasks stay small)
 -- Reply: {now, code, due ms or -1}; code: 'T' retry scheduled (due) | 'R' retry ready | 'D' dead | 'C' cancelled |
 --   'S' stale | 'G' gone | 'K' corrupt
 -- keys: fixed=11 per-item=0
@@ -31,7 +33,8 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
 local sched, ready, lease, dead, wake, tick, stats, tk, pk, ek =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
-local base, id, token, deadReason, exType, message = ARGV[1], ARGV[2], ARGV[3], ARGV[5], ARGV[6], ARGV[7]
+local base, id, token, deadReason, exType, message, trace =
+  ARGV[1], ARGV[2], ARGV[3], ARGV[5], ARGV[6], ARGV[7], ARGV[12]
 
 -- Integer or nil: fields and ARGV arrive as strings; fractions, inf and nan must not reach a write.
 local function int(x)
@@ -41,7 +44,7 @@ end
 
 local delay, maxCount, maxAge, trimLimit, fanoutBatch = int(ARGV[4]), int(ARGV[8]), int(ARGV[9]), int(ARGV[10]),
   int(ARGV[11])
-if not (#KEYS == 11 and #ARGV == 11 and delay and delay >= -1 and maxCount and maxAge and trimLimit
+if not (#KEYS == 11 and #ARGV == 12 and delay and delay >= -1 and maxCount and maxAge and trimLimit
     and trimLimit >= 0 and fanoutBatch and fanoutBatch >= 1) then
   return redis.error_reply('ERR fail: bad KEYS/ARGV')
 end
@@ -91,7 +94,11 @@ if delay == -1 or a >= m then
   local reason = delay == -1 and deadReason or 'retries-exhausted'
   redis.call('HSET', tk, 'a', a, 's', 'D')
   redis.call('ZADD', dead, now, id)
-  redis.call('SET', ek, reason .. '\n' .. exType .. '\n' .. message)
+  if trace == '' then
+    redis.call('SET', ek, reason .. '\n' .. exType .. '\n' .. message)
+  else
+    redis.call('SET', ek, '\30' .. reason .. '\n' .. exType .. '\n' .. trace .. '\n\n' .. message)
+  end
   releaseUnique()
   redis.call('HINCRBY', stats, 'dead', 1)
 

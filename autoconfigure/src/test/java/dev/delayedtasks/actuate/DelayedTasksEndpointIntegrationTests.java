@@ -149,6 +149,28 @@ class DelayedTasksEndpointIntegrationTests {
 	}
 
 	@Test
+	void queueShowsTheBoundedStackTraceOfADeadLetterWithoutTheMessagesOfItsCauses() {
+		String queue = "e-trace";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			scheduler.enqueue(queue, new Job("fail-with-causes", SECRET));
+			awaitDeadLetters(context, queue, 1);
+			QueueDetailDescriptor detail = endpoint.queue(queue);
+			assertThat(detail).isNotNull();
+			DeadLetterDescriptor letter = detail.deadLetters().get(0);
+			assertThat(letter.message()).isEqualTo("refused");
+			assertThat(letter.stackTrace()).startsWith(NonRetryableTaskException.class.getName() + "\n\tat ")
+				.contains(EndpointHandler.class.getName() + ".handle(")
+				.contains("\nCaused by: " + IllegalStateException.class.getName() + "\n")
+				.contains("\nCaused by: " + java.io.IOException.class.getName() + "\n")
+				.hasSizeLessThanOrEqualTo(4096)
+				.doesNotContain(SECRET);
+			assertThat(json(context, detail)).contains("\"stackTrace\":").doesNotContain(SECRET);
+		});
+	}
+
+	@Test
 	void taskDescribesOneTaskWithoutItsPayload() {
 		String queue = "e-task";
 		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
@@ -398,6 +420,10 @@ class DelayedTasksEndpointIntegrationTests {
 			this.runs.add(context);
 			if (job.action().equals("fail") && this.failing) {
 				throw new NonRetryableTaskException("refused");
+			}
+			if (job.action().equals("fail-with-causes")) {
+				throw new NonRetryableTaskException("refused", new IllegalStateException("lookup of " + job.secret(),
+						new java.io.IOException("no such row: " + job.secret())));
 			}
 		}
 

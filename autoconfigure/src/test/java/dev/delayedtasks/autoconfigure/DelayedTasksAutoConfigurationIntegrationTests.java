@@ -11,6 +11,7 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
+import dev.delayedtasks.store.DeadLetterRetention;
 import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
@@ -84,6 +85,23 @@ class DelayedTasksAutoConfigurationIntegrationTests {
 					assertThat(info.maxAttempts()).isEqualTo(2);
 				});
 			});
+	}
+
+	@Test
+	void runShouldTrimDeadLettersOnEveryInstanceEvenAProducerOnlyOne() {
+		this.runner.withPropertyValues("delayed-tasks.worker.enabled=false").run((context) -> {
+			assertThat(context).hasSingleBean(DeadLetterRetention.class);
+			assertThat(context.getBean(DeadLetterRetention.class).isRunning()).isTrue();
+		});
+	}
+
+	@Test
+	void runWithAUserDeadLettersBeanShouldStillTrimDeadLetters() {
+		DeadLetters mine = mock(DeadLetters.class);
+		this.runner.withBean("myDeadLetters", DeadLetters.class, () -> mine).run((context) -> {
+			assertThat(context.getBean(DeadLetters.class)).isSameAs(mine);
+			assertThat(context).hasSingleBean(DeadLetterRetention.class);
+		});
 	}
 
 	@Test

@@ -1,5 +1,6 @@
 package dev.delayedtasks.store;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -8,6 +9,7 @@ import java.util.stream.IntStream;
 
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskInfo.TaskError;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.store.TaskStore.FailOutcome;
 import dev.delayedtasks.test.TestRedis;
@@ -271,6 +273,99 @@ class DeadLettersIntegrationTests {
 		assertThat(probe.dead()).isEmpty();
 		ids.forEach((id) -> assertThat(probe.taskKeys(id.value())).isEmpty());
 		assertThat(probe.violations()).isEmpty();
+	}
+
+	// stack traces
+
+	@Test
+	void deadLetterKeepsABoundedStackTraceOfItsCauseChainWithoutTheirMessages() {
+		String queue = "dl-trace";
+		PartitionProbe probe = probe(this.fixture, queue);
+		TaskId id = this.fixture.scheduler.enqueue(queue, new Secret(SECRET));
+		Throwable failure = failureWithDeepCauses(6, 50);
+		ClaimedTask first = this.fixture.store.claim(queue, 1, "n1").tasks().get(0);
+		assertThat(this.fixture.store.fail(queue, first.lease(), TaskFailure.of(Duration.ZERO, "", failure)).kind())
+			.isEqualTo(FailOutcome.Kind.RETRY_READY);
+		// A retrying task keeps no trace, so a retry storm stays small.
+		assertThat(probe.error(id.value())).isEqualTo("failed\n" + IllegalStateException.class.getName()
+				+ "\ntop failure\nwith a second line\n\nand a blank one");
+		ClaimedTask second = this.fixture.store.claim(queue, 1, "n2").tasks().get(0);
+		assertThat(
+				this.fixture.store.fail(queue, second.lease(), TaskFailure.of(null, "non-retryable", failure)).kind())
+			.isEqualTo(FailOutcome.Kind.DEAD);
+
+		DeadLetter letter = this.fixture.deadLetters.list(queue, 1).get(0);
+		assertThat(letter.reason()).isEqualTo("non-retryable");
+		assertThat(letter.exceptionType()).isEqualTo(IllegalStateException.class.getName());
+		assertThat(letter.message()).isEqualTo("top failure\nwith a second line\n\nand a blank one");
+		String trace = letter.stackTrace();
+		assertThat(trace).startsWith(IllegalStateException.class.getName() + "\n\tat ")
+			.contains(DeadLettersIntegrationTests.class.getName() + ".failureWithDeepCauses(")
+			.contains("Caused by: java.io.IOException\n\tat com.example.Layer1.call1(Layer1.java:1)")
+			.contains("\t... 30 more")
+			.endsWith(BoundedStackTrace.TRUNCATED)
+			.doesNotContain(SECRET)
+			.doesNotContain("\n\n");
+		assertThat(trace.length()).isLessThanOrEqualTo(TaskFailure.MAX_STACK_TRACE_LENGTH);
+		assertThat(framesPerThrowable(trace)).hasSizeGreaterThan(2)
+			.allSatisfy((frames) -> assertThat(frames).isLessThanOrEqualTo(20));
+		assertThat(this.fixture.scheduler.find(queue, id)).hasValueSatisfying((info) -> assertThat(info.lastError())
+			.isEqualTo(new TaskError("non-retryable", IllegalStateException.class.getName(), letter.message())));
+		assertThat(probe.violations()).isEmpty();
+	}
+
+	@Test
+	void errorRecordsStoredBeforeStackTracesWereKeptStillRead() {
+		String queue = "dl-old-record";
+		PartitionProbe probe = probe(this.fixture, queue);
+		TaskId id = deadLetters(this.fixture, queue, 1).get(0);
+		// The layout every earlier version wrote: reason, type, and a message that may
+		// hold anything, even blank lines and a record separator.
+		String message = "disk full\n\n\u001E\tat not.a.Frame(Frame.java:1)";
+		this.fixture.redis.opsForValue()
+			.set(probe.keys.error(id.value()), "retries-exhausted\njava.io.IOException\n" + message);
+		assertThat(this.fixture.deadLetters.list(queue, 1)).singleElement().satisfies((letter) -> {
+			assertThat(letter.reason()).isEqualTo("retries-exhausted");
+			assertThat(letter.exceptionType()).isEqualTo("java.io.IOException");
+			assertThat(letter.message()).isEqualTo(message);
+			assertThat(letter.stackTrace()).isEmpty();
+		});
+		assertThat(this.fixture.scheduler.find(queue, id)).hasValueSatisfying((info) -> assertThat(info.lastError())
+			.isEqualTo(new TaskError("retries-exhausted", "java.io.IOException", message)));
+	}
+
+	/**
+	 * A failure whose top exception has its real stack (through this method) and whose
+	 * causes each have {@code frames} frames of their own, with secrets in their
+	 * messages.
+	 */
+	private static Throwable failureWithDeepCauses(int causes, int frames) {
+		Throwable cause = null;
+		for (int i = causes; i >= 1; i--) {
+			IOException io = new IOException(SECRET + " in cause " + i, cause);
+			StackTraceElement[] stack = new StackTraceElement[frames];
+			for (int f = 0; f < frames; f++) {
+				stack[f] = new StackTraceElement("com.example.Layer" + i, "call" + (f + 1), "Layer" + i + ".java",
+						f + 1);
+			}
+			io.setStackTrace(stack);
+			cause = io;
+		}
+		return new IllegalStateException("top failure\nwith a second line\n\nand a blank one", cause);
+	}
+
+	/** How many {@code at} lines each throwable of a trace shows. */
+	private static List<Integer> framesPerThrowable(String trace) {
+		List<Integer> counts = new ArrayList<>();
+		for (String line : trace.split("\n")) {
+			if (line.startsWith("\tat ")) {
+				counts.set(counts.size() - 1, counts.get(counts.size() - 1) + 1);
+			}
+			else if (!line.startsWith("\t")) {
+				counts.add(0);
+			}
+		}
+		return counts;
 	}
 
 	// helpers
