@@ -130,8 +130,8 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * @param leaseDuration how long a claimed task belongs to its worker; heartbeats
 	 * extend it every third of it
 	 * @param reapGrace how long past its lease deadline a task is taken back
-	 * @param maxDeliveries claims after which a task whose lease keeps expiring is
-	 * dead-lettered
+	 * @param maxDeliveries expired leases in a row (no failure recorded between them)
+	 * after which a task is dead-lettered
 	 * @param shutdownTimeout how long stopping waits for running handlers before
 	 * releasing their tasks to other instances; keep it below
 	 * spring.lifecycle.timeout-per-shutdown-phase

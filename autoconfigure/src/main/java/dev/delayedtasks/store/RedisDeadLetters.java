@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.Names;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskStoreException;
@@ -79,10 +80,14 @@ public final class RedisDeadLetters implements DeadLetters {
 			List<DeadLetter> letters = new ArrayList<>(ordered.size());
 			for (int i = 0; i < ordered.size(); i++) {
 				TypedTuple<String> entry = ordered.get(i);
+				TaskId id = idOf(entry.getValue());
+				if (id == null) {
+					continue;
+				}
 				ErrorRecord error = TaskRecords.parse((String) details.get(2 * i + 1));
-				letters.add(new DeadLetter(TaskId.of(entry.getValue()), queue,
-						(error != null) ? error.reason() : "unknown", (error != null) ? error.exceptionType() : "",
-						(error != null) ? error.message() : "", (int) TaskRecords.number(details.get(2 * i)),
+				letters.add(new DeadLetter(id, queue, (error != null) ? error.reason() : "unknown",
+						(error != null) ? error.exceptionType() : "", (error != null) ? error.message() : "",
+						(int) TaskRecords.number(details.get(2 * i)),
 						Instant.ofEpochMilli(entry.getScore().longValue()), (error != null) ? error.stackTrace() : ""));
 			}
 			return letters;
@@ -90,6 +95,20 @@ public final class RedisDeadLetters implements DeadLetters {
 		catch (DataAccessException ex) {
 			throw new TaskStoreException(
 					"Redis failed to list the dead letters of queue '" + queue + "': " + ex.getMessage(), null, ex);
+		}
+	}
+
+	/**
+	 * The id of a dead letter, or {@code null} when it breaks the id rule: claim
+	 * dead-letters such a task as corrupt, and one of them must not make the whole list
+	 * fail. It cannot be named by a {@link TaskId}, so purging or trimming removes it.
+	 */
+	private static @Nullable TaskId idOf(String value) {
+		try {
+			return TaskId.of(value);
+		}
+		catch (InvalidTaskRequestException ex) {
+			return null;
 		}
 	}
 

@@ -10,8 +10,8 @@ import dev.delayedtasks.Names;
  * @param keyPrefix the prefix of every key
  * @param leaseDuration how long a claim or heartbeat leases a task
  * @param reapGrace how long past its lease deadline a task is reaped
- * @param maxDeliveries claims after which a task whose lease keeps expiring is
- * dead-lettered
+ * @param maxDeliveries expired leases in a row (no failure recorded between them) after
+ * which a task is dead-lettered
  * @param promoteLimit most due tasks one script moves to ready
  * @param reapLimit most expired leases one script reaps
  * @param fanoutBatch ready tasks per wake token, so several idle dispatchers wake at once

@@ -183,7 +183,10 @@ public interface TaskStore {
 			/** The token did not match; nothing changed. */
 			STALE,
 
-			/** The task no longer exists. */
+			/**
+			 * The task no longer exists, or this lease's failure was already recorded (a
+			 * call replayed after its reply was lost); nothing changed.
+			 */
 			GONE,
 
 			/** The task's data was unreadable; dead-lettered as corrupt. */

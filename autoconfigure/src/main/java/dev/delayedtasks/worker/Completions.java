@@ -220,8 +220,10 @@ final class Completions {
 						+ "' failed, but another worker had taken it over: it ran twice");
 				this.listeners.staleAcknowledgement(run.context());
 			}
-			case GONE, CORRUPT -> logger.warn("Task " + lease.id() + " of queue '" + this.queue + "' was "
-					+ outcome.kind().name().toLowerCase() + " when its failure was recorded: " + failure);
+			case GONE -> logger.debug("The failure of task " + lease.id() + " of queue '" + this.queue
+					+ "' was already recorded, or the task is gone");
+			case CORRUPT -> logger.warn("Task " + lease.id() + " of queue '" + this.queue
+					+ "' had corrupt data in Redis when its failure was recorded, and was dead-lettered: " + failure);
 		}
 	}
 

@@ -45,9 +45,12 @@ local function releaseUnique()
   end
 end
 
+-- Each branch reads or touches the keys it did not declare (u:, lease, dead) before its first write: during a Cluster
+-- slot migration such a key may already have moved, and pread raises there; raising after a write would leave the
+-- task half-changed (out of sched but still scheduled), because Redis does not roll back.
 if s == 'S' then
-  redis.call('ZREM', sched, id)
   releaseUnique()
+  redis.call('ZREM', sched, id)
   redis.call('DEL', tk, pk, ek)
 elseif s == 'R' then
   -- The ready hint stays (removing it is O(N)); the tombstone lets claim skip it and is counted as a ghost.
@@ -58,7 +61,10 @@ elseif s == 'R' then
   redis.call('HINCRBY', stats, 'ghost', 1)
 else
   -- Not a hash, no state, or an unknown state: park it in dead rather than guess. Its state is unknown,
-  -- so take it out of every index a dead task must not be in (I1).
+  -- so take it out of every index a dead task must not be in (I1). The undeclared indexes are read first: a
+  -- write to a key that moved raises exactly where a read of it does.
+  pread('ZSCORE', base .. 'lease', id)
+  pread('ZSCORE', base .. 'dead', id)
   redis.call('ZREM', sched, id)
   redis.call('ZREM', base .. 'lease', id)
   if not r.err then

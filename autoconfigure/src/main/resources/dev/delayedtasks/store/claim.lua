@@ -129,8 +129,11 @@ local function reapExpired()
   local ids = redis.call('ZRANGEBYSCORE', lease, '-inf', now - graceMs, 'LIMIT', 0, reapLimit)
   for _, id in ipairs(ids) do
     local tk = base .. 't:' .. id
-    local status, r = readTask(tk, 'v', 'cr', 'u')
-    local v = int(r[2])
+    local status, r = readTask(tk, 'v', 'cr', 'u', 'x')
+    -- x counts the leases that expired since the task's last recorded failure (absent = 0): ordinary failures
+    -- are bounded by max attempts, so only deliveries that ended without any outcome count towards maxDeliveries.
+    local v, x = int(r[2]), 0
+    if r[5] then x = int(r[5]) end
     if status == 'missing' or (status == 'ok' and r[1] ~= 'A') then
       redis.call('ZREM', lease, id)
       bump('orphan')
@@ -144,19 +147,23 @@ local function reapExpired()
       bump('canceled')
     elseif not v then
       corrupt(id, status, 'field v is not a number', lease)
-    elseif v >= maxDeliveries then
+    elseif not x then
+      corrupt(id, status, 'field x is not a number', lease)
+    elseif x + 1 >= maxDeliveries then
       -- Poison-pill guard: a task that keeps killing its worker stops being redelivered.
-      redis.call('SET', base .. 'e:' .. id, 'max-deliveries\n\nlease expired after ' .. v .. ' deliveries')
+      local what = 'lease expired after ' .. (x + 1) .. ' deliveries'
+      if x + 1 ~= v then what = what .. ' in a row (' .. v .. ' in all)' end
+      redis.call('SET', base .. 'e:' .. id, 'max-deliveries\n\n' .. what)
       releaseUnique(id, r[4])
       redis.call('ZREM', lease, id)
       redis.call('HDEL', tk, 'k')
-      redis.call('HSET', tk, 's', 'D')
+      redis.call('HSET', tk, 's', 'D', 'x', x + 1)
       redis.call('ZADD', dead, now, id)
       bump('dead')
     else
       redis.call('ZREM', lease, id)
       redis.call('HDEL', tk, 'k')
-      redis.call('HSET', tk, 's', 'R')
+      redis.call('HSET', tk, 's', 'R', 'x', x + 1)
       redis.call('RPUSH', ready, id)
       bump('reaped')
     end
@@ -168,6 +175,12 @@ end
 local more = promoteDue()
 more = reapExpired() or more
 local paused = redis.call('HGET', meta, 'paused') == '1'
+
+-- The rule of Names.checkTaskId (1-64 ASCII letters, digits, '.', '-', '_', ':'): Java cannot take an id that breaks
+-- it, so leasing one would fail the whole claim, and the same hint would come back at the head for ever.
+local function validId(id)
+  return #id >= 1 and #id <= 64 and not string.find(id, '[^A-Za-z0-9%.%-_:]')
+end
 
 local reply = {now, 0, 0, 0, paused and 1 or 0, 0}
 local claimed = 0
@@ -194,7 +207,10 @@ if not paused then
     end
     local a, v, m, f, d, c = int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7])
     local leasable = status == 'ok' and r[1] == 'R'
-    if leasable and not (a and v and m and f and d and c) then
+    if leasable and not validId(id) then
+      corrupt(id, status, 'task id is not 1-64 letters, digits, ".", "-", "_", ":"')
+      leasable = false
+    elseif leasable and not (a and v and m and f and d and c) then
       corrupt(id, status, 'a numeric field (a, v, m, f, d, c) is missing or not a number')
       leasable = false
     elseif leasable and type(payload) ~= 'string' then

@@ -18,7 +18,8 @@
 --   9 deadMaxAgeMs (<= 0: no age limit), 10 trimLimit, 11 fanoutBatch, 12 stackTrace (bounded, without blank
 --   lines, '' if none; kept with a dead letter only, so retrying tasks stay small)
 -- Reply: {now, code, due ms or -1}; code: 'T' retry scheduled (due) | 'R' retry ready | 'D' dead | 'C' cancelled |
---   'S' stale | 'G' gone | 'K' corrupt
+--   'S' stale (the lease expired, or another worker took the task over) | 'G' gone (the task no longer exists, or
+--   this lease's failure was already recorded: a replay) | 'K' corrupt
 -- keys: fixed=11 per-item=0
 redis.replicate_commands()
 -- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
@@ -49,7 +50,7 @@ if not (#KEYS == 11 and #ARGV == 12 and delay and delay >= -1 and maxCount and m
   return redis.error_reply('ERR fail: bad KEYS/ARGV')
 end
 
-local r = pread('HMGET', tk, 'k', 'a', 'm', 'cr', 'u')
+local r = pread('HMGET', tk, 'k', 'a', 'm', 'cr', 'u', 'f', 'x')
 if r.err then
   redis.call('ZREM', lease, id)
   redis.call('ZADD', dead, now, id)
@@ -58,6 +59,9 @@ if r.err then
   return {now, 'K', -1}
 end
 if not r[1] and redis.call('EXISTS', tk) == 0 then return {now, 'G', -1} end
+-- No lease now, the last claim (f) minted this token, and no lease expired since (x): this lease's failure was
+-- already recorded, so this is a replay (Lettuce resends a command whose reply a reconnect lost), not a second run.
+if not r[1] and not r[7] and r[6] == string.match(token, ':(%d+)$') then return {now, 'G', -1} end
 if r[1] ~= token then
   redis.call('HINCRBY', stats, 'stale', 1)
   return {now, 'S', -1}
@@ -80,7 +84,7 @@ if r[4] == '1' then
   return {now, 'C', -1}
 end
 redis.call('ZREM', lease, id)
-redis.call('HDEL', tk, 'k')
+redis.call('HDEL', tk, 'k', 'x') -- a recorded failure: the count of expired leases starts again
 if not (a and m) then
   redis.call('HSET', tk, 's', 'D')
   redis.call('ZADD', dead, now, id)

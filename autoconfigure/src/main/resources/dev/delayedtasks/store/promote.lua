@@ -143,8 +143,11 @@ local function reapExpired()
   local ids = redis.call('ZRANGEBYSCORE', lease, '-inf', now - graceMs, 'LIMIT', 0, reapLimit)
   for _, id in ipairs(ids) do
     local tk = base .. 't:' .. id
-    local status, r = readTask(tk, 'v', 'cr', 'u')
-    local v = int(r[2])
+    local status, r = readTask(tk, 'v', 'cr', 'u', 'x')
+    -- x counts the leases that expired since the task's last recorded failure (absent = 0): ordinary failures
+    -- are bounded by max attempts, so only deliveries that ended without any outcome count towards maxDeliveries.
+    local v, x = int(r[2]), 0
+    if r[5] then x = int(r[5]) end
     if status == 'missing' or (status == 'ok' and r[1] ~= 'A') then
       redis.call('ZREM', lease, id)
       bump('orphan')
@@ -158,19 +161,23 @@ local function reapExpired()
       bump('canceled')
     elseif not v then
       corrupt(id, status, 'field v is not a number', lease)
-    elseif v >= maxDeliveries then
+    elseif not x then
+      corrupt(id, status, 'field x is not a number', lease)
+    elseif x + 1 >= maxDeliveries then
       -- Poison-pill guard: a task that keeps killing its worker stops being redelivered.
-      redis.call('SET', base .. 'e:' .. id, 'max-deliveries\n\nlease expired after ' .. v .. ' deliveries')
+      local what = 'lease expired after ' .. (x + 1) .. ' deliveries'
+      if x + 1 ~= v then what = what .. ' in a row (' .. v .. ' in all)' end
+      redis.call('SET', base .. 'e:' .. id, 'max-deliveries\n\n' .. what)
       releaseUnique(id, r[4])
       redis.call('ZREM', lease, id)
       redis.call('HDEL', tk, 'k')
-      redis.call('HSET', tk, 's', 'D')
+      redis.call('HSET', tk, 's', 'D', 'x', x + 1)
       redis.call('ZADD', dead, now, id)
       bump('dead')
     else
       redis.call('ZREM', lease, id)
       redis.call('HDEL', tk, 'k')
-      redis.call('HSET', tk, 's', 'R')
+      redis.call('HSET', tk, 's', 'R', 'x', x + 1)
       redis.call('RPUSH', ready, id)
       bump('reaped')
     end

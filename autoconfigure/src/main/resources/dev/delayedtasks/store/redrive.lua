@@ -53,7 +53,7 @@ for _, id in ipairs(ids) do
     redis.call('DEL', base .. 'e:' .. id) -- undeclared: first, so a moved slot raises before any change
     redis.call('ZREM', dead, id)
     redis.call('HSET', tk, 's', 'R', 'a', 0, 'v', 0, 'd', now)
-    redis.call('HDEL', tk, 'k', 'cr')
+    redis.call('HDEL', tk, 'k', 'cr', 'x')
     redis.call('RPUSH', ready, id)
     moved = moved + 1
   end

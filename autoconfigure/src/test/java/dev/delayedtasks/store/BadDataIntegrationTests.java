@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 import dev.delayedtasks.DelayedTaskException;
+import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.Names;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
@@ -18,17 +20,19 @@ import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Each script that reads task data meets a task whose data is broken, next to two healthy
- * tasks: its hash lost the state field {@code s}, its {@code t:} key is a string, or its
- * payload is gone. The script must not fail; the broken task ends in {@code dead} marked
- * corrupt where the script's contract says so (otherwise it is left for the script that
- * does check, and the test follows it there); the healthy tasks are unharmed and the
- * invariants hold.
+ * tasks: its hash lost the state field {@code s}, its {@code t:} key is a string, its
+ * payload is gone, or (for claim) its id breaks the id rule. The script must not fail;
+ * the broken task ends in {@code dead} marked corrupt where the script's contract says so
+ * (otherwise it is left for the script that does check, and the test follows it there);
+ * the healthy tasks are unharmed and the invariants hold.
  */
 @WithRedis
 class BadDataIntegrationTests {
@@ -46,6 +50,8 @@ class BadDataIntegrationTests {
 	private static final String NOT_A_HASH = "task key is not a hash";
 
 	private static final String NO_PAYLOAD = "payload is missing";
+
+	private static final String BAD_ID = "task id is not 1-64 letters, digits, \".\", \"-\", \"_\", \":\"";
 
 	private StoreFixture fixture;
 
@@ -115,6 +121,78 @@ class BadDataIntegrationTests {
 		assertCorrupt(probe, detail);
 		assertThat(probe.ready()).isEmpty();
 		assertThat(probe.violations()).isEmpty();
+	}
+
+	@ParameterizedTest
+	@MethodSource("malformedIds")
+	void claimDeadLettersReadyTaskWhoseIdBreaksTheIdRuleAndLeasesTheOthers(String malformed) {
+		String queue = "bad-claim-id-" + malformed.length();
+		PartitionProbe probe = probe(queue);
+		seedReady(queue);
+		renameTask(probe, BAD, malformed);
+		ClaimBatch batch = this.fixture.store.claim(queue, 10, "n1");
+		assertClaimedHealthy(batch);
+		assertThat(probe.ready()).isEmpty();
+		assertThat(probe.dead()).containsOnlyKeys(malformed);
+		assertThat(probe.error(malformed)).isEqualTo("corrupt\n\n" + BAD_ID);
+		assertThat(probe.task(malformed)).containsEntry("s", "D").doesNotContainKey("k");
+		assertThat(probe.stat("corrupt")).isOne();
+		assertThat(probe.violations()).isEmpty();
+		assertThat(this.fixture.deadLetters.count(queue)).isOne();
+		assertThat(this.fixture.deadLetters.list(queue, 10)).as("an id no TaskId can hold is left out, not fatal")
+			.isEmpty();
+		assertThat(this.fixture.deadLetters.purge(queue)).isOne();
+		assertThat(probe.taskKeys(malformed)).isEmpty();
+	}
+
+	static List<String> malformedIds() {
+		return List.of("x".repeat(300), "has space", "line\nbreak");
+	}
+
+	@Test
+	void claimAndTaskIdAgreeOnWhichIdsAreValid() {
+		String queue = "bad-claim-id-rule";
+		PartitionProbe probe = probe(queue);
+		List<String> examples = List.of("a", "Z", "0", ":", "-", "order-42-reminder", "A.b_c:d-e", "x".repeat(64),
+				TaskId.generate().value(), "", "x".repeat(65), "has space", "line\nbreak", "tab\tx", "brace{x}",
+				"slash/x", "percent%x", "star*", "bracket[x]", "caret^", "dollar$", "plus+", "at@", "caf\u00e9",
+				"nul\u0000x", "\u00e9".repeat(32));
+		Map<String, Boolean> javaAccepts = new LinkedHashMap<>();
+		for (int i = 0; i < examples.size(); i++) {
+			String template = "template-" + i;
+			this.fixture.scheduler.schedule(TaskRequest.of(queue, new Job(template)).id(template));
+			renameTask(probe, template, examples.get(i));
+			javaAccepts.put(examples.get(i), accepts(examples.get(i)));
+		}
+		assertThat(javaAccepts).containsValues(true, false);
+		ClaimBatch batch = this.fixture.store.claim(queue, examples.size(), "n1");
+		Map<String, Boolean> claimAccepts = new LinkedHashMap<>();
+		examples.forEach((id) -> claimAccepts.put(id, !probe.dead().containsKey(id)));
+		assertThat(claimAccepts).isEqualTo(javaAccepts);
+		assertThat(batch.tasks()).extracting((task) -> task.id().value())
+			.containsExactlyElementsOf(examples.stream().filter(javaAccepts::get).toList());
+		assertThat(probe.violations()).isEmpty();
+	}
+
+	private static boolean accepts(String id) {
+		try {
+			Names.checkTaskId(id);
+			return true;
+		}
+		catch (InvalidTaskRequestException ex) {
+			return false;
+		}
+	}
+
+	/** Give a ready task another id: its hash, its payload and its hint in ready. */
+	private void renameTask(PartitionProbe probe, String from, String to) {
+		if (from.equals(to)) {
+			return;
+		}
+		List<String> ready = probe.ready();
+		this.fixture.redis.rename(probe.keys.task(from), probe.keys.task(to));
+		this.fixture.redis.rename(probe.keys.payload(from), probe.keys.payload(to));
+		this.fixture.redis.opsForList().set(probe.keys.ready(), ready.indexOf(from), to);
 	}
 
 	// promote (timer tick)

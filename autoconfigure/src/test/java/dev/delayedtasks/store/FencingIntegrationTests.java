@@ -224,6 +224,49 @@ class FencingIntegrationTests {
 	}
 
 	@Test
+	void replayedFailWhoseFirstCallWasAppliedIsGoneNotStale() {
+		List<TaskFailure> failures = List.of(FAILURE,
+				new TaskFailure(Duration.ofMinutes(1), "non-retryable", "java.lang.IllegalStateException", "later"),
+				new TaskFailure(null, "non-retryable", "java.lang.IllegalStateException", "fatal"));
+		for (int i = 0; i < failures.size(); i++) {
+			String queue = "fence-fail-replay-" + i;
+			PartitionProbe probe = new PartitionProbe(this.fixture, queue);
+			this.fixture.scheduler.enqueue(queue, new Job("x"));
+			ClaimedTask task = this.fixture.store.claim(queue, 1, "w1").tasks().get(0);
+			FailOutcome first = this.fixture.store.fail(queue, task.lease(), failures.get(i));
+			assertThat(first.kind()).isIn(FailOutcome.Kind.RETRY_READY, FailOutcome.Kind.RETRY_SCHEDULED,
+					FailOutcome.Kind.DEAD);
+			Map<String, String> before = probe.snapshot();
+			assertThat(this.fixture.store.fail(queue, task.lease(), failures.get(i)).kind())
+				.as("replay of %s", first.kind())
+				.isEqualTo(FailOutcome.Kind.GONE);
+			assertThat(probe.snapshot()).isEqualTo(before);
+			assertThat(probe.stat("stale")).isZero();
+			assertThat(probe.violations()).isEmpty();
+		}
+	}
+
+	@Test
+	void lateFailAfterTheNextOwnerRecordedItsFailureIsStale() {
+		Takeover takeover = takeover("fence-fail-after-next");
+		PartitionProbe probe = takeover.probe();
+		assertThat(
+				this.fixture.store
+					.fail("fence-fail-after-next", takeover.current().lease(),
+							new TaskFailure(Duration.ofMinutes(1), "non-retryable", "java.lang.IllegalStateException",
+									"later"))
+					.kind())
+			.isEqualTo(FailOutcome.Kind.RETRY_SCHEDULED);
+		Map<String, String> before = probe.snapshot("stale");
+		assertThat(this.fixture.store.fail("fence-fail-after-next", takeover.old().lease(), FAILURE).kind())
+			.as("the task ran twice: the old lease's run and the next owner's")
+			.isEqualTo(FailOutcome.Kind.STALE);
+		assertThat(probe.snapshot("stale")).isEqualTo(before);
+		assertThat(probe.stat("stale")).isOne();
+		assertThat(probe.violations()).isEmpty();
+	}
+
+	@Test
 	void ackOfTaskThatNeverExistedIsGone() {
 		PartitionProbe probe = new PartitionProbe(this.fixture, "fence-never");
 		Lease lease = new Lease(TaskId.of("never-existed"), "w1:1", null);

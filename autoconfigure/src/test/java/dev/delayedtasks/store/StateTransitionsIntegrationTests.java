@@ -544,6 +544,63 @@ class StateTransitionsIntegrationTests {
 		assertThat(probe.violations()).isEmpty();
 	}
 
+	@Test
+	void maxDeliveriesCountsExpiredLeasesNotOrdinaryFailures() {
+		StoreFixture fixture = shortLeaseFixture(3);
+		PartitionProbe probe = new PartitionProbe(fixture, "st-reap-count");
+		TaskId id = fixture.scheduler.schedule(TaskRequest.of("st-reap-count", new Greeting("flaky")).maxAttempts(20));
+		for (int i = 0; i < 3; i++) {
+			ClaimedTask task = fixture.store.claim("st-reap-count", 1, "n" + i).tasks().get(0);
+			assertThat(fixture.store
+				.fail("st-reap-count", task.lease(),
+						new TaskFailure(Duration.ZERO, "non-retryable", BOOM, "ordinary " + i))
+				.kind()).isEqualTo(FailOutcome.Kind.RETRY_READY);
+		}
+		assertThat(probe.task(id.value())).as("no expired lease yet costs no field").doesNotContainKey("x");
+		for (int expiry = 1; expiry <= 3; expiry++) {
+			ClaimBatch claimed = fixture.store.claim("st-reap-count", 1, "c" + expiry);
+			assertThat(claimed.tasks()).singleElement().satisfies((task) -> assertThat(task.id()).isEqualTo(id));
+			probe.awaitAfter(claimed.now() + SHORT_LEASE.toMillis() + SHORT_GRACE.toMillis());
+			assertThat(fixture.store.claim("st-reap-count", 0, "reaper").tasks()).isEmpty();
+			if (expiry < 3) {
+				assertThat(probe.ready()).as("reaped after expired lease %d", expiry).containsExactly(id.value());
+				assertThat(probe.task(id.value())).containsEntry("s", "R")
+					.containsEntry("v", Integer.toString(3 + expiry))
+					.containsEntry("x", Integer.toString(expiry));
+				assertThat(probe.dead()).isEmpty();
+			}
+		}
+		assertThat(probe.dead()).containsOnlyKeys(id.value());
+		assertThat(probe.task(id.value())).containsEntry("s", "D").containsEntry("v", "6").containsEntry("a", "3");
+		assertThat(probe.error(id.value()))
+			.isEqualTo("max-deliveries\n\nlease expired after 3 deliveries in a row (6 in all)");
+		assertThat(probe.stat("reaped")).isEqualTo(2);
+		assertThat(fixture.deadLetters.list("st-reap-count", 10)).singleElement()
+			.satisfies((letter) -> assertThat(letter.reason()).isEqualTo("max-deliveries"));
+		assertThat(probe.violations()).isEmpty();
+	}
+
+	@Test
+	void recordedFailureStartsTheCountOfExpiredLeasesAgain() {
+		StoreFixture fixture = shortLeaseFixture(2);
+		PartitionProbe probe = new PartitionProbe(fixture, "st-reap-reset");
+		TaskId id = fixture.scheduler.enqueue("st-reap-reset", new Greeting("flaky"));
+		ClaimBatch crashed = fixture.store.claim("st-reap-reset", 1, "n1");
+		probe.awaitAfter(crashed.now() + SHORT_LEASE.toMillis() + SHORT_GRACE.toMillis());
+		ClaimedTask retried = fixture.store.claim("st-reap-reset", 1, "n2").tasks().get(0);
+		assertThat(probe.task(id.value())).containsEntry("x", "1");
+		assertThat(fixture.store
+			.fail("st-reap-reset", retried.lease(), new TaskFailure(Duration.ZERO, "non-retryable", BOOM, "ordinary"))
+			.kind()).isEqualTo(FailOutcome.Kind.RETRY_READY);
+		assertThat(probe.task(id.value())).doesNotContainKey("x");
+		ClaimBatch again = fixture.store.claim("st-reap-reset", 1, "n3");
+		probe.awaitAfter(again.now() + SHORT_LEASE.toMillis() + SHORT_GRACE.toMillis());
+		assertThat(fixture.store.claim("st-reap-reset", 0, "reaper").tasks()).isEmpty();
+		assertThat(probe.ready()).containsExactly(id.value());
+		assertThat(probe.dead()).isEmpty();
+		assertThat(probe.violations()).isEmpty();
+	}
+
 	// A -> R head (release)
 
 	@Test

@@ -14,11 +14,13 @@ import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksMetricsAutoConfiguration;
 import dev.delayedtasks.store.PartitionKeys;
+import dev.delayedtasks.store.StoreInvariantChecks;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -44,9 +46,10 @@ import static org.awaitility.Awaitility.await;
 /**
  * Bad data in Redis while workers run: a payload that is not JSON, a payload of another
  * type than the handler's, a task hash with a missing field, a task key of the wrong
- * type, a huge payload, and a queue whose ready list is a string. Each bad task is
- * dead-lettered with its reason, reported in one log line and a metric; the broken queue
- * is reported, not retried in a tight loop; every good task still runs exactly once.
+ * type, a huge payload, a queue whose ready list is a string, and an id that breaks the
+ * id rule at the head of a queue. Each bad task is dead-lettered with its reason,
+ * reported in one log line and a metric; the broken queue is reported, not retried in a
+ * tight loop; every good task still runs exactly once.
  */
 @WithRedis(privateServer = true)
 @ExtendWith(OutputCaptureExtension.class)
@@ -57,6 +60,8 @@ class BadDataInRedisIntegrationTests {
 	private static final String BYSTANDER = "bystander";
 
 	private static final String BROKEN = "broken";
+
+	private static final String MALFORMED = "malformed-id";
 
 	private static final Duration BAD_DUE = Duration.ofMillis(1500);
 
@@ -152,6 +157,42 @@ class BadDataInRedisIntegrationTests {
 		});
 	}
 
+	@Test
+	void malformedIdAtTheHeadOfTheQueueIsDeadLetteredAndTheTasksBehindItRun() {
+		this.runner.run((context) -> {
+			Handlers handlers = context.getBean(Handlers.class);
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DeadLetters deadLetters = context.getBean(DeadLetters.class);
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), MALFORMED);
+
+			// A task whose id no TaskId can hold, due first: a valid task moved under
+			// that id.
+			String malformed = "bad id\nwith a newline";
+			scheduler.schedule(TaskRequest.of(MALFORMED, new Job("carrier")).id("carrier").delay(BAD_DUE));
+			redis.rename(keys.task("carrier"), keys.task(malformed));
+			redis.rename(keys.payload("carrier"), keys.payload(malformed));
+			Double due = redis.opsForZSet().score(keys.sched(), "carrier");
+			redis.opsForZSet().remove(keys.sched(), "carrier");
+			redis.opsForZSet().add(keys.sched(), malformed, due);
+			List<String> behind = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				behind.add("behind-" + i);
+				scheduler.schedule(MALFORMED, new Job("behind-" + i), BAD_DUE.plusMillis(10L * (i + 1)));
+			}
+
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> behind.stream().allMatch((name) -> handlers.runs(name) >= 1));
+			assertThat(redis.opsForZSet().score(keys.dead(), malformed)).isNotNull();
+			assertThat(redis.opsForValue().get(keys.error(malformed))).startsWith("corrupt\n");
+			assertThat(deadLetters.count(MALFORMED)).isOne();
+			assertThat(handlers.runs).doesNotContainKey("carrier");
+			Thread.sleep(300);
+			assertThat(behind).allSatisfy((name) -> assertThat(handlers.runs(name)).as(name).isEqualTo(1));
+			assertThat(StoreInvariantChecks.violations(redis, this.redis.keyPrefix(), MALFORMED)).isEmpty();
+		});
+	}
+
 	private static long lines(CapturedOutput output, String text) {
 		return output.getOut().lines().filter((line) -> line.contains(text)).count();
 	}
@@ -181,6 +222,11 @@ class BadDataInRedisIntegrationTests {
 
 		@DelayedTaskHandler(queue = BROKEN)
 		void broken(Job job, TaskContext context) {
+			run(job, context);
+		}
+
+		@DelayedTaskHandler(queue = MALFORMED, concurrency = "2")
+		void malformed(Job job, TaskContext context) {
 			run(job, context);
 		}
 
