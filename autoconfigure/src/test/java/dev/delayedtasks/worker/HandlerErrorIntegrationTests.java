@@ -11,8 +11,11 @@ import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -25,9 +28,12 @@ import static org.awaitility.Awaitility.await;
  * the instance lives.
  */
 @WithRedis
+@ExtendWith(OutputCaptureExtension.class)
 class HandlerErrorIntegrationTests {
 
 	private static final String QUEUE = "exec-errors";
+
+	private static final String FAILING = "exec-failure-logs";
 
 	private final TestRedis redis;
 
@@ -64,6 +70,26 @@ class HandlerErrorIntegrationTests {
 		});
 	}
 
+	@Test
+	void eachFailureIsLoggedOnceWithItsStackTraceAndTheRetryWithItsDueTime(CapturedOutput output) {
+		this.runner.withUserConfiguration(FailingHandler.class).run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DeadLetters deadLetters = context.getBean(DeadLetters.class);
+			TaskId id = scheduler.enqueue(FAILING, "payload");
+			await().atMost(Duration.ofSeconds(10)).until(() -> deadLetters.count(FAILING) == 1);
+			await().atMost(Duration.ofSeconds(2))
+				.untilAsserted(() -> assertThat(output.getOut()).contains("moved to the dead letters"));
+			String log = output.getOut();
+			assertThat(log)
+				.containsOnlyOnce("Task " + id + " of queue '" + FAILING + "' failed (attempt 1); retry due at ")
+				.containsOnlyOnce("Task " + id + " of queue '" + FAILING
+						+ "' failed for good after attempt 2 (retries-exhausted), moved to the dead letters");
+			// The stack trace follows each line, down to the handler's frame.
+			assertThat(log.split("downstream is down", -1)).hasSize(3);
+			assertThat(log).contains("at " + FailingHandler.class.getName() + ".handle(");
+		});
+	}
+
 	/** A payload type that cannot be initialized. */
 	record ExplodingPayload(String value) {
 
@@ -71,6 +97,16 @@ class HandlerErrorIntegrationTests {
 
 		private static int explode() {
 			throw new IllegalStateException("static initializer of the payload class failed");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FailingHandler {
+
+		@DelayedTaskHandler(queue = FAILING)
+		void handle(String payload) {
+			throw new IllegalStateException("downstream is down");
 		}
 
 	}
