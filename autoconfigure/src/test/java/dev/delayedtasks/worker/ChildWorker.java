@@ -9,8 +9,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 import dev.delayedtasks.test.TestRedis;
@@ -29,11 +30,15 @@ final class ChildWorker implements AutoCloseable {
 
 	private final Process process;
 
-	private final List<String> lines = new CopyOnWriteArrayList<>();
+	/** Appended to by the reader thread; a child may print tens of thousands of lines. */
+	private final Queue<String> lines = new ConcurrentLinkedQueue<>();
+
+	private volatile long exitedAtMillis;
 
 	private ChildWorker(String name, Process process) {
 		this.name = name;
 		this.process = process;
+		process.onExit().thenRun(() -> this.exitedAtMillis = System.currentTimeMillis());
 		Thread reader = new Thread(this::readOutput, name + "-output");
 		reader.setDaemon(true);
 		reader.start();
@@ -63,8 +68,15 @@ final class ChildWorker implements AutoCloseable {
 		for (String property : redis.connectionProperties()) {
 			command.add("--" + property);
 		}
+		Set<String> overridden = new HashSet<>();
+		for (String property : properties) {
+			overridden.add(property.substring(0, property.indexOf('=')));
+		}
 		for (String property : ShortLeases.PROPERTIES) {
-			command.add("--" + property);
+			// A repeated argument would bind as a list of both values.
+			if (!overridden.contains(property.substring(0, property.indexOf('=')))) {
+				command.add("--" + property);
+			}
 		}
 		for (String property : properties) {
 			command.add("--" + property);
@@ -110,6 +122,22 @@ final class ChildWorker implements AutoCloseable {
 	}
 
 	/**
+	 * The lines starting with {@code prefix}, in the order printed, each split into its
+	 * space-separated fields after the prefix (the task id first).
+	 * @param prefix the line prefix, such as {@code "@@ALIVE "}
+	 * @return the fields of each line
+	 */
+	List<String[]> events(String prefix) {
+		List<String[]> events = new ArrayList<>();
+		for (String line : this.lines) {
+			if (line.startsWith(prefix)) {
+				events.add(line.substring(prefix.length()).split(" "));
+			}
+		}
+		return events;
+	}
+
+	/**
 	 * Tasks started and not finished (the child's handlers still run them).
 	 * @return the ids
 	 */
@@ -127,6 +155,18 @@ final class ChildWorker implements AutoCloseable {
 		return this.process.isAlive();
 	}
 
+	/**
+	 * Wait until the child's process has exited by itself.
+	 * @param timeout the longest wait
+	 * @return when it exited, epoch milliseconds as seen by this JVM (an upper bound:
+	 * noticed by the process reaper just after the exit)
+	 */
+	long awaitExit(Duration timeout) throws InterruptedException {
+		assertThat(this.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)).as("%s exited", this.name).isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.exitedAtMillis != 0);
+		return this.exitedAtMillis;
+	}
+
 	/** Kill it with SIGKILL and wait until it is gone. */
 	void kill() throws InterruptedException {
 		this.process.destroyForcibly();
@@ -141,6 +181,11 @@ final class ChildWorker implements AutoCloseable {
 		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
 		assertThat(kill.waitFor(5, TimeUnit.SECONDS)).isTrue();
 		assertThat(kill.exitValue()).as("kill -%s %s", signal, pid()).isZero();
+	}
+
+	@Override
+	public String toString() {
+		return this.name;
 	}
 
 	@Override
