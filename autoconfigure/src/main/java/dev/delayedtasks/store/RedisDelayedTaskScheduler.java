@@ -152,7 +152,7 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 		PartitionKeys keys = this.settings.keys(queue);
 		List<String> keyList = new ArrayList<>(
 				List.of(keys.sched(), keys.ready(), keys.wake(), keys.tick(), keys.stats(), keys.meta()));
-		List<String> args = new ArrayList<>(List.of(Integer.toString(tasks.size()), LayoutVersion.CURRENT,
+		List<String> args = new ArrayList<>(List.of(keys.base(), Integer.toString(tasks.size()), LayoutVersion.CURRENT,
 				Integer.toString(this.settings.fanoutBatch())));
 		for (PreparedTask task : tasks) {
 			String id = task.id().value();
@@ -226,7 +226,7 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 		String value = id.value();
 		Reply reply = new Reply(this.scripts.run(Script.RESCHEDULE,
 				List.of(keys.sched(), keys.ready(), keys.wake(), keys.tick(), keys.stats(), keys.task(value)),
-				List.of(value, (runAt != null) ? "A" : "D", Long.toString(time),
+				List.of(keys.base(), value, (runAt != null) ? "A" : "D", Long.toString(time),
 						Integer.toString(this.settings.fanoutBatch())),
 				queue, value));
 		return reply.code(1) == 'O';

@@ -78,15 +78,18 @@ public final class RedisTaskStore implements TaskStore {
 				Integer.toString(this.settings.promoteLimit()), Integer.toString(this.settings.reapLimit()),
 				millis(this.settings.reapGrace()), Integer.toString(this.settings.fanoutBatch()),
 				Integer.toString(this.settings.maxDeliveries()), tickConsumed ? "1" : "0");
-		return new Reply(this.scripts.run(Script.PROMOTE, List.of(keys.sched(), keys.ready(), keys.lease(), keys.dead(),
-				keys.wake(), keys.tick(), keys.timer(), keys.stats(), keys.handover()), args, queue, null));
+		return new Reply(
+				this.scripts.run(
+						Script.PROMOTE, List.of(keys.sched(), keys.ready(), keys.lease(), keys.dead(), keys.wake(),
+								keys.tick(), keys.timer(), keys.stats(), keys.handover(), keys.meta()),
+						args, queue, null));
 	}
 
 	@Override
 	public List<AckOutcome> ack(String queue, List<Lease> leases) {
 		PartitionKeys keys = this.settings.keys(queue);
 		List<String> keyList = new ArrayList<>(List.of(keys.lease(), keys.stats()));
-		List<String> args = new ArrayList<>(List.of(Integer.toString(leases.size())));
+		List<String> args = new ArrayList<>(List.of(keys.base(), Integer.toString(leases.size())));
 		for (Lease lease : leases) {
 			addTaskKeys(keyList, keys, lease);
 			args.add(lease.id().value());

@@ -17,7 +17,7 @@ public enum Script {
 	CLAIM("claim", 8, 0),
 
 	/** The timer owner's tick: take or keep the timer, promote and reap. */
-	PROMOTE("promote", 9, 0),
+	PROMOTE("promote", 10, 0),
 
 	/** Complete leased tasks (batch, token-checked). */
 	ACK("ack", 2, 4),

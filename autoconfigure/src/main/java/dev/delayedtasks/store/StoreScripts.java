@@ -1,8 +1,5 @@
 package dev.delayedtasks.store;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
@@ -13,14 +10,15 @@ import dev.delayedtasks.TaskStoreException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
 /**
- * Runs the Lua scripts on the application's Redis connection. Spring Data Redis sends
+ * Runs the Lua scripts on the application's Redis connection. Each script is read once,
+ * with the shared code it includes inlined by {@link ScriptLoader}; the SHA-1 that
+ * {@code EVALSHA} names is that of the inlined text. Spring Data Redis sends
  * {@code EVALSHA} and falls back to {@code EVAL} when the server has lost its script
  * cache (restart, failover, {@code SCRIPT FLUSH}). A script refused while a Redis Cluster
  * slot moves or a master fails over is retried for a few seconds. Redis failures become
@@ -46,29 +44,27 @@ public final class StoreScripts {
 	private final Map<Script, RedisScript<List>> scripts = new EnumMap<>(Script.class);
 
 	/**
-	 * Load every script from the classpath.
+	 * Load every script from the classpath, with its includes inlined.
 	 * @param redis a template with string serializers on the connection factory delayed
 	 * tasks uses
 	 */
 	public StoreScripts(StringRedisTemplate redis) {
 		this.redis = redis;
+		// Read once: a resource-backed script would re-check its file on every call.
+		ScriptLoader loader = new ScriptLoader();
 		for (Script script : Script.values()) {
-			this.scripts.put(script, RedisScript.of(source(script), List.class));
+			this.scripts.put(script, RedisScript.of(loader.load(script.fileName()), List.class));
 		}
 	}
 
 	/**
-	 * The script's text, read once: a resource-backed script would re-check its file for
-	 * changes on every call.
+	 * The text of a script as it is sent to Redis, and hashed for {@code EVALSHA}: its
+	 * file with every {@code --- @include} inlined ({@link ScriptLoader}).
+	 * @param script the script
+	 * @return the text
 	 */
-	private static String source(Script script) {
-		try {
-			return new ClassPathResource(script.fileName(), StoreScripts.class)
-				.getContentAsString(StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot read the Lua script " + script.fileName(), ex);
-		}
+	public static String source(Script script) {
+		return new ScriptLoader().load(script.fileName());
 	}
 
 	/**

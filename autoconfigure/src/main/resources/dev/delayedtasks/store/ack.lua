@@ -3,34 +3,27 @@
 --   1 lease  ZSET    id -> lease deadline ms
 --   2 stats  HASH    counters
 --   per item: t:<id> HASH task, p:<id> STRING payload, e:<id> STRING last error, u:<digest> STRING (base..'u:' if none)
---   derived (same hash tag; base = KEYS[1] without 'lease'): dead ZSET
--- ARGV: 1 count, then per item 2: id, token
+--   derived from ARGV base (same hash tag), not declared because only corrupt data touches it: dead ZSET
+-- ARGV: 1 base, 2 count, then per item 2: id, token
 -- Reply: {now, then per item a code: 'O' done | 'S' stale (token mismatch) | 'G' gone (task no longer exists,
 --   e.g. a replayed ack) | 'K' corrupt (task key is not a hash; dead-lettered)}
 -- keys: fixed=2 per-item=4
 redis.replicate_commands()
--- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
--- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
-local function pread(...)
-  local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
-  return r
-end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "pread"
+--- @include "now"
 
 local lease, stats = KEYS[1], KEYS[2]
-local dead = string.sub(lease, 1, -#'lease' - 1) .. 'dead'
-local items = tonumber(ARGV[1])
-if not (items and items >= 0 and items == math.floor(items) and #KEYS == 2 + 4 * items
-    and #ARGV == 1 + 2 * items) then
+local base, items = ARGV[1], tonumber(ARGV[2])
+if not (base and items and items >= 0 and items == math.floor(items) and #KEYS == 2 + 4 * items
+    and #ARGV == 2 + 2 * items) then
   return redis.error_reply('ERR ack: KEYS/ARGV do not match the item count')
 end
+local dead = base .. 'dead'
 
 local reply, done, stale, corrupted = {now}, 0, 0, 0
 for i = 0, items - 1 do
   local tk, pk, ek, uk = KEYS[3 + 4 * i], KEYS[4 + 4 * i], KEYS[5 + 4 * i], KEYS[6 + 4 * i]
-  local id, token = ARGV[2 + 2 * i], ARGV[3 + 2 * i]
+  local id, token = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
   local k = pread('HGET', tk, 'k')
   local code
   if type(k) == 'table' then

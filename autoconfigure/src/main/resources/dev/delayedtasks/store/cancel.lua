@@ -5,28 +5,23 @@
 --   3 t:<id> HASH    task
 --   4 p:<id> STRING  payload envelope
 --   5 e:<id> STRING  last error record
---   derived from ARGV base (same hash tag): dead ZSET, lease ZSET (corrupt data only), u:<digest> STRING (from the
---   hash field u)
+--   derived from ARGV base (same hash tag), not declared because only corrupt data touches them: dead ZSET, lease
+--   ZSET; and u:<digest> STRING (the digest is read from the hash field u)
 -- ARGV: 1 base, 2 id, 3 tombstoneTtlMs
 -- Reply: {now, code}; code: 'C' cancelled (was S or R) | 'Q' cancel requested (A; the worker sees it on its next
 --   extend) | 'D' dead, not cancellable | 'N' not found (missing or already cancelled) | 'K' corrupt (dead-lettered)
 -- keys: fixed=5 per-item=0
 redis.replicate_commands()
--- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
--- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
-local function pread(...)
-  local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
-  return r
-end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "pread"
+--- @include "now"
 
 local sched, stats, tk, pk, ek = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local base, id, tombstoneTtl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 if not (#KEYS == 5 and base and id and tombstoneTtl and tombstoneTtl == math.floor(tombstoneTtl)) then
   return redis.error_reply('ERR cancel: bad KEYS/ARGV')
 end
+
+--- @include "releaseUnique"
 
 local r = pread('HMGET', tk, 's', 'u')
 local s = not r.err and r[1]
@@ -38,23 +33,16 @@ if s == 'A' then
   return {now, 'Q'}
 end
 
-local function releaseUnique()
-  if r[2] and r[2] ~= '' then
-    local uk = base .. 'u:' .. r[2]
-    if pread('GET', uk) == id then redis.call('DEL', uk) end
-  end
-end
-
 -- Each branch reads or touches the keys it did not declare (u:, lease, dead) before its first write: during a Cluster
 -- slot migration such a key may already have moved, and pread raises there; raising after a write would leave the
 -- task half-changed (out of sched but still scheduled), because Redis does not roll back.
 if s == 'S' then
-  releaseUnique()
+  releaseUnique(id, r[2])
   redis.call('ZREM', sched, id)
   redis.call('DEL', tk, pk, ek)
 elseif s == 'R' then
   -- The ready hint stays (removing it is O(N)); the tombstone lets claim skip it and is counted as a ghost.
-  releaseUnique()
+  releaseUnique(id, r[2])
   redis.call('DEL', tk, pk, ek)
   redis.call('HSET', tk, 's', 'X')
   redis.call('PEXPIRE', tk, tombstoneTtl)

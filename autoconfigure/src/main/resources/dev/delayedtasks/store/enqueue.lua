@@ -7,8 +7,9 @@
 --   5 stats  HASH    counters
 --   6 meta   HASH    v = layout version
 --   per item: t:<id> HASH task, p:<id> STRING payload envelope, u:<digest> STRING uniqueness slot (base..'u:' if none)
---   derived (same hash tag; base = KEYS[1] without 'sched'): dead ZSET, lease ZSET, e:<id> STRING, t:<holder> HASH
--- ARGV: 1 count, 2 layout version, 3 fanoutBatch,
+--   derived from ARGV base (same hash tag), not declared because only corrupt data touches them: dead ZSET,
+--   lease ZSET, e:<id> STRING; and t:<holder> HASH (the holder's id is read from the uniqueness slot)
+-- ARGV: 1 base, 2 count, 3 layout version, 4 fanoutBatch,
 --   then per item 6: id, mode ('D' delay ms | 'A' absolute epoch ms), time, maxAttempts, uniqueTtlMs (0 = none),
 --   envelope
 -- Reply: {now, 'LAYOUT', storedVersion} when the stored layout differs (nothing is written); else
@@ -16,33 +17,22 @@
 --    id (the created id, or the existing/duplicate holder's id), due ms (or -1)}
 -- keys: fixed=6 per-item=3
 redis.replicate_commands()
--- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
--- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
-local function pread(...)
-  local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
-  return r
-end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "pread"
+--- @include "now"
+--- @include "int"
 
 local sched, ready, wake, tick, stats, meta = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
--- The dead set and derived keys carry the same hash tag; enqueue gets no base argument, so derive it.
-local base = string.sub(sched, 1, -#'sched' - 1)
 
--- Integer or nil: fields and ARGV arrive as strings; fractions, inf and nan must not reach a write.
-local function int(x)
-  local num = tonumber(x)
-  if num and num == math.floor(num) and math.abs(num) < 2 ^ 53 then return num end
-end
-
-local items, layout, fanoutBatch = int(ARGV[1]), ARGV[2], int(ARGV[3])
-if not (items and items >= 0 and #KEYS == 6 + 3 * items and #ARGV == 3 + 6 * items
+local base, items, layout, fanoutBatch = ARGV[1], int(ARGV[2]), ARGV[3], int(ARGV[4])
+if not (base and items and items >= 0 and #KEYS == 6 + 3 * items and #ARGV == 4 + 6 * items
     and fanoutBatch and fanoutBatch >= 1) then
   return redis.error_reply('ERR enqueue: KEYS/ARGV do not match the item count')
 end
+
+--- @include "fanout"
+
 for i = 0, items - 1 do
-  local a = 3 + 6 * i
+  local a = 4 + 6 * i
   local mode = ARGV[a + 2]
   if (mode ~= 'D' and mode ~= 'A') or not int(ARGV[a + 3]) or not int(ARGV[a + 4]) or not int(ARGV[a + 5]) then
     return redis.error_reply('ERR enqueue: bad ARGV for item ' .. (i + 1))
@@ -60,7 +50,7 @@ local reply, created, corrupted, anyReady, minDue = {now}, 0, 0, false, nil
 
 for i = 0, items - 1 do
   local tk, pk, uk = KEYS[7 + 3 * i], KEYS[8 + 3 * i], KEYS[9 + 3 * i]
-  local a = 3 + 6 * i
+  local a = 4 + 6 * i
   local id, mode, time, maxAttempts, ttl, envelope =
     ARGV[a + 1], ARGV[a + 2], int(ARGV[a + 3]), int(ARGV[a + 4]), int(ARGV[a + 5]), ARGV[a + 6]
   local due = mode == 'D' and now + time or time
@@ -122,8 +112,5 @@ if corrupted > 0 then redis.call('HINCRBY', stats, 'corrupt', corrupted) end
 if minDue and (not prevHead or minDue < prevHead) and redis.call('LLEN', tick) == 0 then
   redis.call('LPUSH', tick, 1)
 end
-if anyReady then
-  local want = math.min(math.ceil(redis.call('LLEN', ready) / fanoutBatch), 64) - redis.call('LLEN', wake)
-  for _ = 1, want do redis.call('RPUSH', wake, 1) end
-end
+if anyReady then fanout() end
 return reply

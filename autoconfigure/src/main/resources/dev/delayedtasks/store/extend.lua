@@ -7,15 +7,8 @@
 --   'L' lost (missing, token mismatch or unreadable)}
 -- keys: fixed=1 per-item=1
 redis.replicate_commands()
--- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
--- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
-local function pread(...)
-  local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
-  return r
-end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "pread"
+--- @include "now"
 
 local lease = KEYS[1]
 local leaseMs, items = tonumber(ARGV[1]), tonumber(ARGV[2])

@@ -12,7 +12,8 @@
 --  10 e:<id> STRING  last error record 'reason\ntype\nmessage', or for a dead letter with a stack trace
 --                    '\30reason\ntype\ntrace\n\nmessage' (\30 = record separator; the trace has no blank line)
 --  11 u:<digest> STRING uniqueness slot (base..'u:' if none; the hash field u is what is released)
---   derived from ARGV base (same hash tag): t:/p:/e: keys of dead letters trimmed here
+--   derived from ARGV base (same hash tag): t:/p:/e: keys of dead letters trimmed here (their ids are found inside
+--   the script), u:<digest> STRING from the hash field u (the same key as KEYS[11] unless the data is inconsistent)
 -- ARGV: 1 base, 2 id, 3 token, 4 retryDelayMs (-1 = dead-letter now), 5 deadReason (used when retryDelayMs = -1),
 --   6 exceptionType, 7 message (already truncated), 8 deadMaxCount (<= 0: no count limit),
 --   9 deadMaxAgeMs (<= 0: no age limit), 10 trimLimit, 11 fanoutBatch, 12 stackTrace (bounded, without blank
@@ -22,26 +23,14 @@
 --   this lease's failure was already recorded: a replay) | 'K' corrupt
 -- keys: fixed=11 per-item=0
 redis.replicate_commands()
--- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
--- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
-local function pread(...)
-  local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
-  return r
-end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "pread"
+--- @include "now"
+--- @include "int"
 
 local sched, ready, lease, dead, wake, tick, stats, tk, pk, ek =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
 local base, id, token, deadReason, exType, message, trace =
   ARGV[1], ARGV[2], ARGV[3], ARGV[5], ARGV[6], ARGV[7], ARGV[12]
-
--- Integer or nil: fields and ARGV arrive as strings; fractions, inf and nan must not reach a write.
-local function int(x)
-  local num = tonumber(x)
-  if num and num == math.floor(num) and math.abs(num) < 2 ^ 53 then return num end
-end
 
 local delay, maxCount, maxAge, trimLimit, fanoutBatch = int(ARGV[4]), int(ARGV[8]), int(ARGV[9]), int(ARGV[10]),
   int(ARGV[11])
@@ -49,6 +38,10 @@ if not (#KEYS == 11 and #ARGV == 12 and delay and delay >= -1 and maxCount and m
     and trimLimit >= 0 and fanoutBatch and fanoutBatch >= 1) then
   return redis.error_reply('ERR fail: bad KEYS/ARGV')
 end
+
+--- @include "releaseUnique"
+--- @include "deleteTask"
+--- @include "fanout"
 
 local r = pread('HMGET', tk, 'k', 'a', 'm', 'cr', 'u', 'f', 'x')
 if r.err then
@@ -68,16 +61,9 @@ if r[1] ~= token then
 end
 local a, m = int(r[2]), int(r[3])
 
-local function releaseUnique()
-  if r[5] and r[5] ~= '' then
-    local uk = base .. 'u:' .. r[5]
-    if pread('GET', uk) == id then redis.call('DEL', uk) end
-  end
-end
-
 if r[4] == '1' then
   -- Cancelled while it ran: never retry it. The undeclared u: key first, the index last.
-  releaseUnique()
+  releaseUnique(id, r[5])
   redis.call('DEL', tk, pk, ek)
   redis.call('ZREM', lease, id)
   redis.call('HINCRBY', stats, 'canceled', 1)
@@ -103,7 +89,7 @@ if delay == -1 or a >= m then
   else
     redis.call('SET', ek, '\30' .. reason .. '\n' .. exType .. '\n' .. trace .. '\n\n' .. message)
   end
-  releaseUnique()
+  releaseUnique(id, r[5])
   redis.call('HINCRBY', stats, 'dead', 1)
 
   -- Keep the dead set bounded: oldest first by age, then by count, each step at most trimLimit entries.
@@ -112,7 +98,7 @@ if delay == -1 or a >= m then
     local xk = base .. 't:' .. x
     local s = pread('HGET', xk, 's')
     -- A dead entry whose id now names a live task is stale: drop the entry, keep the task.
-    if s ~= 'S' and s ~= 'R' and s ~= 'A' then redis.call('DEL', xk, base .. 'p:' .. x, base .. 'e:' .. x) end
+    if s ~= 'S' and s ~= 'R' and s ~= 'A' then deleteTask(x) end
     redis.call('ZREM', dead, x)
     purged = purged + 1
   end
@@ -133,8 +119,7 @@ if delay == 0 then
   redis.call('HSET', tk, 'a', a, 's', 'R', 'd', now)
   redis.call('SET', ek, record)
   redis.call('RPUSH', ready, id)
-  local want = math.min(math.ceil(redis.call('LLEN', ready) / fanoutBatch), 64) - redis.call('LLEN', wake)
-  for _ = 1, want do redis.call('RPUSH', wake, 1) end
+  fanout()
   return {now, 'R', now}
 end
 

@@ -2,35 +2,27 @@
 -- KEYS (fixed 2, per item 0):
 --   1 dead   ZSET    id -> dead-letter time ms
 --   2 stats  HASH    counters
---   derived from ARGV base (same hash tag): t:<id> HASH, p:<id> STRING, e:<id> STRING, u:<digest> STRING
+--   derived from ARGV base (same hash tag; the ids are found inside the script): t:<id> HASH, p:<id> STRING,
+--   e:<id> STRING, u:<digest> STRING
 -- ARGV: 1 base, 2 mode ('all' | 'trim'), 3 limit (max entries removed per call), 4 maxAgeMs (<= 0: no age limit),
 --   5 maxCount (<= 0: no count limit)
 -- Reply: {now, deleted, remainingDead}
 -- keys: fixed=2 per-item=0
 redis.replicate_commands()
--- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
--- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
-local function pread(...)
-  local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
-  return r
-end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "pread"
+--- @include "now"
+--- @include "int"
 
 local dead, stats = KEYS[1], KEYS[2]
-
--- Integer or nil: fields and ARGV arrive as strings; fractions, inf and nan must not reach a write.
-local function int(x)
-  local num = tonumber(x)
-  if num and num == math.floor(num) and math.abs(num) < 2 ^ 53 then return num end
-end
 
 local base, mode, limit, maxAge, maxCount = ARGV[1], ARGV[2], int(ARGV[3]), int(ARGV[4]), int(ARGV[5])
 if not (#KEYS == 2 and base and (mode == 'all' or mode == 'trim') and limit and limit >= 0 and maxAge
     and maxCount) then
   return redis.error_reply('ERR purge: bad KEYS/ARGV')
 end
+
+--- @include "releaseUnique"
+--- @include "deleteTask"
 
 local deleted = 0
 local function drop(id)
@@ -39,11 +31,8 @@ local function drop(id)
   local s = not r.err and r[1]
   -- A dead entry whose id now names a live task is stale: drop the entry, keep the task.
   if s ~= 'S' and s ~= 'R' and s ~= 'A' then
-    if not r.err and r[2] and r[2] ~= '' then
-      local uk = base .. 'u:' .. r[2]
-      if pread('GET', uk) == id then redis.call('DEL', uk) end
-    end
-    redis.call('DEL', tk, base .. 'p:' .. id, base .. 'e:' .. id)
+    if not r.err then releaseUnique(id, r[2]) end
+    deleteTask(id)
   end
   redis.call('ZREM', dead, id)
   deleted = deleted + 1

@@ -4,35 +4,26 @@
 --   2 ready  LIST    ready id hints
 --   3 wake   LIST    wake tokens for idle dispatchers
 --   4 stats  HASH    counters
---   derived from ARGV base (same hash tag): t:<id> HASH, p:<id> STRING, e:<id> STRING
+--   derived from ARGV base (same hash tag; the ids are found inside the script): t:<id> HASH, p:<id> STRING,
+--   e:<id> STRING
 -- ARGV: 1 base, 2 fanoutBatch, 3 limit, 4 offset, 5 id ('' = up to limit dead entries from rank offset, oldest first)
 -- Reply: {now, moved, skipped, remainingDead}; skipped entries (task hash missing, unreadable or not in state D,
 --   or payload missing) stay dead. For a single id: moved = 1, or 0 with skipped = 1, or -1 when it is not in dead.
 -- keys: fixed=4 per-item=0
 redis.replicate_commands()
--- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
--- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
-local function pread(...)
-  local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
-  return r
-end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "pread"
+--- @include "now"
+--- @include "int"
 
 local dead, ready, wake, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-
--- Integer or nil: fields and ARGV arrive as strings; fractions, inf and nan must not reach a write.
-local function int(x)
-  local num = tonumber(x)
-  if num and num == math.floor(num) and math.abs(num) < 2 ^ 53 then return num end
-end
 
 local base, fanoutBatch, limit, offset, one = ARGV[1], int(ARGV[2]), int(ARGV[3]), int(ARGV[4]), ARGV[5]
 if not (#KEYS == 4 and base and fanoutBatch and fanoutBatch >= 1 and limit and limit >= 0 and offset
     and offset >= 0 and one) then
   return redis.error_reply('ERR redrive: bad KEYS/ARGV')
 end
+
+--- @include "fanout"
 
 local ids = {}
 if one ~= '' then
@@ -61,7 +52,6 @@ end
 
 if moved > 0 then
   redis.call('HINCRBY', stats, 'redriven', moved)
-  local want = math.min(math.ceil(redis.call('LLEN', ready) / fanoutBatch), 64) - redis.call('LLEN', wake)
-  for _ = 1, want do redis.call('RPUSH', wake, 1) end
+  fanout()
 end
 return {now, moved, skipped, redis.call('ZCARD', dead)}

@@ -10,29 +10,19 @@
 --   'L' lost (missing, token mismatch or unreadable; nothing changed)}
 -- keys: fixed=4 per-item=4
 redis.replicate_commands()
--- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
--- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
-local function pread(...)
-  local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
-  return r
-end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "pread"
+--- @include "now"
+--- @include "int"
 
 local ready, lease, wake, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-
--- Integer or nil: fields and ARGV arrive as strings; fractions, inf and nan must not reach a write.
-local function int(x)
-  local num = tonumber(x)
-  if num and num == math.floor(num) and math.abs(num) < 2 ^ 53 then return num end
-end
 
 local fanoutBatch, items = int(ARGV[1]), int(ARGV[2])
 if not (fanoutBatch and fanoutBatch >= 1 and items and items >= 0 and #KEYS == 4 + 4 * items
     and #ARGV == 2 + 2 * items) then
   return redis.error_reply('ERR release: KEYS/ARGV do not match the item count')
 end
+
+--- @include "fanout"
 
 local reply, released, canceled = {now}, 0, 0
 for i = 0, items - 1 do
@@ -61,8 +51,5 @@ for i = 0, items - 1 do
 end
 
 if canceled > 0 then redis.call('HINCRBY', stats, 'canceled', canceled) end
-if released > 0 then
-  local want = math.min(math.ceil(redis.call('LLEN', ready) / fanoutBatch), 64) - redis.call('LLEN', wake)
-  for _ = 1, want do redis.call('RPUSH', wake, 1) end
-end
+if released > 0 then fanout() end
 return reply

@@ -6,35 +6,27 @@
 --   4 tick   LIST    <= 1 token: the earliest due time changed
 --   5 stats  HASH    counters
 --   6 t:<id> HASH    task
---   derived (same hash tag; base = KEYS[1] without 'sched'): dead ZSET, lease ZSET, e:<id> STRING (corrupt data only)
--- ARGV: 1 id, 2 mode ('D' delay ms | 'A' absolute epoch ms), 3 time, 4 fanoutBatch
+--   derived from ARGV base (same hash tag), not declared because only corrupt data touches them: dead ZSET,
+--   lease ZSET, e:<id> STRING
+-- ARGV: 1 base, 2 id, 3 mode ('D' delay ms | 'A' absolute epoch ms), 4 time, 5 fanoutBatch
 -- Reply: {now, code, due ms or -1}; code: 'O' rescheduled (due) | 'N' not found or cancelled |
 --   'W' wrong state (active or dead) | 'K' corrupt (dead-lettered)
 -- keys: fixed=6 per-item=0
 redis.replicate_commands()
--- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
--- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
-local function pread(...)
-  local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
-  return r
-end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "pread"
+--- @include "now"
+--- @include "int"
 
 local sched, ready, wake, tick, stats, tk = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local base = string.sub(sched, 1, -#'sched' - 1)
 
--- Integer or nil: fields and ARGV arrive as strings; fractions, inf and nan must not reach a write.
-local function int(x)
-  local num = tonumber(x)
-  if num and num == math.floor(num) and math.abs(num) < 2 ^ 53 then return num end
-end
-
-local id, mode, time, fanoutBatch = ARGV[1], ARGV[2], int(ARGV[3]), int(ARGV[4])
-if not (#KEYS == 6 and id and (mode == 'D' or mode == 'A') and time and fanoutBatch and fanoutBatch >= 1) then
+local base, id, mode, time, fanoutBatch = ARGV[1], ARGV[2], ARGV[3], int(ARGV[4]), int(ARGV[5])
+if not (#KEYS == 6 and base and id and (mode == 'D' or mode == 'A') and time and fanoutBatch
+    and fanoutBatch >= 1) then
   return redis.error_reply('ERR reschedule: bad KEYS/ARGV')
 end
+
+--- @include "fanout"
+
 local due = mode == 'D' and now + time or time
 
 local r = pread('HMGET', tk, 's')
@@ -70,8 +62,7 @@ if due <= now then
     redis.call('ZREM', sched, id)
     redis.call('HSET', tk, 's', 'R', 'd', due)
     redis.call('RPUSH', ready, id)
-    local want = math.min(math.ceil(redis.call('LLEN', ready) / fanoutBatch), 64) - redis.call('LLEN', wake)
-    for _ = 1, want do redis.call('RPUSH', wake, 1) end
+    fanout()
   else
     redis.call('HSET', tk, 'd', due) -- already ready: it stays where it is in the queue
   end

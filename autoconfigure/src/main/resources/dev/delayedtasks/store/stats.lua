@@ -7,21 +7,14 @@
 --   5 stats  HASH    counters
 --   6 meta   HASH    v = layout version, paused = '1' when paused
 --   7 timer  STRING  timer owner id (PX)
---   derived from ARGV base (same hash tag): t:<id> HASH of the first ready hints
+--   derived from ARGV base (same hash tag; the ids are found inside the script): t:<id> HASH of the first ready hints
 -- ARGV: 1 base, 2 hintScan (max ready hints inspected for the oldest ready due time)
 -- Reply: {now, ZCARD sched, LLEN ready, ZCARD lease, ZCARD dead, nextDue or -1, oldestReadyDue or -1, PTTL timer,
 --   timer owner or '', paused (0/1), layout version or '', then the stats hash flattened: name, value, ...}
 -- keys: fixed=7 per-item=0
 redis.replicate_commands()
--- redis.pcall for reads that may meet bad data, except that a key whose Cluster slot is moving to another
--- master ("non local key") is not bad data: raise, so the caller retries once the slot has moved.
-local function pread(...)
-  local r = redis.pcall(...)
-  if type(r) == 'table' and r.err and string.find(r.err, 'non local key', 1, true) then error(r.err) end
-  return r
-end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "pread"
+--- @include "now"
 
 local sched, ready, lease, dead, stats, meta, timer = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local base, hintScan = ARGV[1], tonumber(ARGV[2])

@@ -1,8 +1,5 @@
 package dev.delayedtasks.store;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -137,12 +134,7 @@ class CancelDuringSlotMigrationIntegrationTests {
 	}
 
 	private static String script() {
-		try (InputStream in = Script.class.getResourceAsStream(Script.CANCEL.fileName())) {
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
-		}
+		return StoreScripts.source(Script.CANCEL);
 	}
 
 	@FunctionalInterface

@@ -41,7 +41,9 @@ import static org.mockito.Mockito.verifyNoInteractions;
 
 /**
  * Checks every Lua script's header and prologue against the rules of the script contract,
- * and that the Java callers pass the keys each header declares, in its order.
+ * and that the Java callers pass the keys each header declares, in its order. The header
+ * is read from the script's file; what the script does (commands, {@code KEYS} indexes,
+ * {@code TIME}) from its text as sent to Redis, with its includes inlined.
  */
 class ScriptHeaderTests {
 
@@ -64,6 +66,13 @@ class ScriptHeaderTests {
 
 	private static final Pattern KEY_COUNT_CHECK = Pattern
 		.compile("#KEYS\\s*==\\s*(\\d+)(\\s*\\+\\s*(?:(\\d+)\\s*\\*\\s*)?[a-z]\\w*)?");
+
+	private static final Pattern BASE_ARGUMENT = Pattern.compile("^-- ARGV: 1 base\\b");
+
+	private static final Pattern USES_BASE = Pattern.compile("\\bbase\\b");
+
+	private static final Pattern BASE_FROM_FIRST_ARGUMENT = Pattern
+		.compile("\\blocal base(?:\\s*,\\s*\\w+)*\\s*=\\s*ARGV\\[1\\]");
 
 	/**
 	 * Scripts that no store class calls yet (the actuator will read stats); the others
@@ -116,7 +125,7 @@ class ScriptHeaderTests {
 	@ParameterizedTest
 	@EnumSource(Script.class)
 	void timeIsReadExactlyOnce(Script script) {
-		String code = LuaFile.load(script).code;
+		String code = LuaFile.inlined(script).code;
 		assertThat(count(TIME_CALL, code)).as("TIME calls in %s", script.fileName()).isEqualTo(1);
 		assertThat(count(Pattern.compile("['\"]TIME['\"]"), code)).as("'TIME' literals in %s", script.fileName())
 			.isEqualTo(1);
@@ -127,7 +136,7 @@ class ScriptHeaderTests {
 	@ParameterizedTest
 	@EnumSource(Script.class)
 	void noScriptUsesMathRandom(Script script) {
-		LuaFile file = LuaFile.load(script);
+		LuaFile file = LuaFile.inlined(script);
 		assertThat(file.code).as(script.fileName()).doesNotContain("math.random").doesNotContain("randomseed");
 		assertThat(file.text).as(script.fileName()).doesNotContain("math.random(");
 	}
@@ -135,7 +144,7 @@ class ScriptHeaderTests {
 	@ParameterizedTest
 	@EnumSource(Script.class)
 	void everyLiteralKeysIndexIsAFixedKey(Script script) {
-		String code = LuaFile.load(script).code;
+		String code = LuaFile.inlined(script).code;
 		Matcher literal = LITERAL_KEY.matcher(code);
 		while (literal.find()) {
 			assertThat(Integer.parseInt(literal.group(1))).as("%s in %s", literal.group(), script.fileName())
@@ -146,7 +155,7 @@ class ScriptHeaderTests {
 	@ParameterizedTest
 	@EnumSource(Script.class)
 	void computedKeysIndicesFollowThePerItemStride(Script script) {
-		String code = LuaFile.load(script).code;
+		String code = LuaFile.inlined(script).code;
 		Matcher key = ANY_KEY.matcher(code);
 		while (key.find()) {
 			String index = key.group(1).trim();
@@ -170,7 +179,7 @@ class ScriptHeaderTests {
 	@ParameterizedTest
 	@EnumSource(Script.class)
 	void theScriptValidatesItsKeyCount(Script script) {
-		String code = LuaFile.load(script).code;
+		String code = LuaFile.inlined(script).code;
 		Matcher check = KEY_COUNT_CHECK.matcher(code);
 		assertThat(check.find()).as("#KEYS check in %s", script.fileName()).isTrue();
 		assertThat(Integer.parseInt(check.group(1))).as("#KEYS check in %s", script.fileName())
@@ -182,6 +191,27 @@ class ScriptHeaderTests {
 			assertThat(check.group(2)).as("#KEYS check in %s", script.fileName()).isNotNull();
 			int stride = (check.group(3) != null) ? Integer.parseInt(check.group(3)) : 1;
 			assertThat(stride).as("#KEYS check in %s", script.fileName()).isEqualTo(script.keysPerItem());
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Script.class)
+	void aScriptThatDerivesKeysTakesTheKeyBaseAsItsFirstArgumentAndSaysWhy(Script script) {
+		LuaFile file = LuaFile.load(script);
+		String code = LuaFile.inlined(script).code;
+		boolean usesBase = USES_BASE.matcher(code).find();
+		assertThat(file.header.stream().anyMatch((line) -> BASE_ARGUMENT.matcher(line).find()))
+			.as("'-- ARGV: 1 base' in the header of %s", script.fileName())
+			.isEqualTo(usesBase);
+		assertThat(file.header.stream().anyMatch((line) -> line.startsWith("--   derived from ARGV base")))
+			.as("'--   derived from ARGV base' line in the header of %s", script.fileName())
+			.isEqualTo(usesBase);
+		if (usesBase) {
+			assertThat(count(BASE_FROM_FIRST_ARGUMENT, code)).as("'local base = ARGV[1]' in %s", script.fileName())
+				.isEqualTo(1);
+			assertThat(count(Pattern.compile("\\blocal base\\b"), code))
+				.as("declarations of base in %s", script.fileName())
+				.isEqualTo(1);
 		}
 	}
 
@@ -297,6 +327,9 @@ class ScriptHeaderTests {
 			assertThat(key).as("key of one partition in %s", where).startsWith(keys.base());
 		}
 		LuaFile file = LuaFile.load(script);
+		if (file.header.stream().anyMatch((line) -> BASE_ARGUMENT.matcher(line).find())) {
+			assertThat(call.args().get(0)).as("ARGV[1] (base) of %s", where).isEqualTo(keys.base());
+		}
 		List<String> fixed = file.fixedKeyNames();
 		List<String> perItem = file.perItemKeyNames();
 		for (int i = 0; i < call.keys().size(); i++) {
@@ -337,7 +370,7 @@ class ScriptHeaderTests {
 
 		final String code;
 
-		private LuaFile(String text) {
+		LuaFile(String text) {
 			this.text = text;
 			List<String> lines = text.lines().toList();
 			List<String> headerLines = new ArrayList<>();
@@ -351,6 +384,16 @@ class ScriptHeaderTests {
 			this.code = stripComments(text);
 		}
 
+		/**
+		 * The script as sent to Redis, with its includes inlined.
+		 */
+		static LuaFile inlined(Script script) {
+			return new LuaFile(StoreScripts.source(script));
+		}
+
+		/**
+		 * The script's file, as written (its header is only there).
+		 */
 		static LuaFile load(Script script) {
 			try (InputStream in = StoreScripts.class.getResourceAsStream(script.fileName())) {
 				assertThat(in).as(script.fileName()).isNotNull();
@@ -476,14 +519,14 @@ class ScriptHeaderTests {
 			List<Object> reply = new ArrayList<>(List.of(1000L));
 			switch (script) {
 				case ENQUEUE -> {
-					int count = Integer.parseInt(args.get(0));
+					int count = Integer.parseInt(args.get(1));
 					for (int i = 0; i < count; i++) {
-						reply.addAll(List.of("C", args.get(3 + 6 * i), 1000L));
+						reply.addAll(List.of("C", args.get(4 + 6 * i), 1000L));
 					}
 				}
 				case CLAIM -> reply.addAll(List.of(-1L, -1L, 0L, 0L, 0L));
 				case PROMOTE -> reply.addAll(List.of(1L, 3000L, -1L, -1L, 0L));
-				case ACK -> repeat(reply, "O", Integer.parseInt(args.get(0)));
+				case ACK -> repeat(reply, "O", Integer.parseInt(args.get(1)));
 				case EXTEND, RELEASE -> repeat(reply, "O", Integer.parseInt(args.get(1)));
 				case FAIL -> reply.addAll(List.of("T", 2000L));
 				case CANCEL -> reply.add("C");

@@ -1,0 +1,2 @@
+--- @include "x"
+return 1

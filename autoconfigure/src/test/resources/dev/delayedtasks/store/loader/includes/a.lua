@@ -1,0 +1,3 @@
+-- a: returns b()
+--- @include "b"
+local function a() return b() end

@@ -1,0 +1,2 @@
+-- c: includes one that does not exist
+--- @include "nope"

@@ -1,0 +1,2 @@
+-- x: includes y
+--- @include "y"

@@ -1,0 +1,2 @@
+-- y: includes x
+--- @include "x"

@@ -1,0 +1,4 @@
+-- main: a script with includes
+redis.replicate_commands()
+--- @include "a"
+return a()

@@ -1,0 +1,3 @@
+redis.replicate_commands()
+--- @include a
+return 1

@@ -1,0 +1,2 @@
+--- @include "nope"
+return 1

@@ -1,0 +1,2 @@
+--- @include "c"
+return 1

@@ -1,0 +1,4 @@
+--- @include "b"
+--- @include "a"
+--- @include "b"
+return a() + b()
