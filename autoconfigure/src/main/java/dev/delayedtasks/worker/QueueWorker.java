@@ -269,13 +269,13 @@ final class QueueWorker implements HandlerContainer {
 
 	/**
 	 * Stop claiming, hand the timer over and release at once the claimed tasks whose
-	 * handlers have not started. Running handlers get the shutdown timeout: most of it to
-	 * finish on their own, then they are interrupted and the rest of it is left for them
-	 * to return. Only tasks whose handlers returned without an outcome are released; a
-	 * handler still running at the end keeps its lease, so its task is reaped after lease
-	 * + grace and never handed over while it runs. Holds the lifecycle lock throughout,
-	 * so a concurrent {@link #start()} waits for it instead of sharing half-stopped
-	 * parts.
+	 * handlers have not started. Running handlers are interrupted (at once, or, without
+	 * {@code interrupt-on-shutdown}, after most of the shutdown timeout has been left for
+	 * them to finish) and get the rest of the timeout to return. Only tasks whose
+	 * handlers returned without an outcome are released; a handler still running at the
+	 * end keeps its lease, so its task is reaped after lease + grace and never handed
+	 * over while it runs. Holds the lifecycle lock throughout, so a concurrent
+	 * {@link #start()} waits for it instead of sharing half-stopped parts.
 	 */
 	@Override
 	public synchronized void stop() {
@@ -296,7 +296,9 @@ final class QueueWorker implements HandlerContainer {
 		long deadline = System.nanoTime() + timeout;
 		List<ActiveRun> held = this.heartbeat.active();
 		releaseUnstarted(held);
-		awaitHandlers(held, deadline - Math.min(TimeUnit.SECONDS.toNanos(1), timeout / 4));
+		if (!this.settings.interruptOnShutdown()) {
+			awaitHandlers(held, deadline - Math.min(TimeUnit.SECONDS.toNanos(1), timeout / 4));
+		}
 		held.forEach((run) -> run.stop(ActiveRun.SHUTDOWN));
 		awaitHandlers(held, deadline);
 		releaseUnstarted(held);
