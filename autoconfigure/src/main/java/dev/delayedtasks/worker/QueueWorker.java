@@ -35,10 +35,13 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * run handlers, the lease heartbeat, the completion path, and the queue's
  * {@link PromotionTimer}.
  * <p>
- * A permit stands for a task this instance holds, from its claim until its outcome is
- * recorded in Redis or it is released, so what an instance holds never exceeds its
- * concurrency, however fast handlers fail. The heartbeat and the timer run on a thread of
- * the queue's own: a Redis node that stalls delays only the queues it holds.
+ * Two budgets bound the dispatcher: a permit per running handler ({@code concurrency}),
+ * freed when the handler returns, and a hold per task this instance holds, from its claim
+ * until its outcome is recorded in Redis or it is released ({@code concurrency +
+ * max-claim}). So outcomes are written while the next tasks run, yet however fast
+ * handlers fail, an instance never holds more than its concurrency plus one claim. The
+ * heartbeat and the timer run on a thread of the queue's own: a Redis node that stalls
+ * delays only the queues it holds.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -63,6 +66,8 @@ final class QueueWorker implements HandlerContainer {
 	private final ScheduledExecutorService timeouts;
 
 	private final Semaphore permits;
+
+	private final Semaphore holds;
 
 	private final LeaseHeartbeat heartbeat;
 
@@ -94,6 +99,7 @@ final class QueueWorker implements HandlerContainer {
 		this.keys = services.storeSettings().keys(endpoint.queue());
 		this.timeouts = services.timeouts();
 		this.permits = new Semaphore(endpoint.concurrency());
+		this.holds = new Semaphore(endpoint.concurrency() + this.settings.maxClaim());
 		this.heartbeat = new LeaseHeartbeat(endpoint.queue(), this.store, this.settings);
 		this.completions = new Completions(endpoint.queue(), this.store, this.heartbeat, services.listeners());
 		this.runner = new TaskRunner(endpoint, services.codec(), services.failureRouter(), this.completions,
@@ -155,8 +161,15 @@ final class QueueWorker implements HandlerContainer {
 				if (!this.permits.tryAcquire(this.settings.blockTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
 					continue;
 				}
-				int wanted = Math.min(this.permits.availablePermits() + 1, this.settings.maxClaim());
+				if (!this.holds.tryAcquire(this.settings.blockTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+					// Outcomes wait to be written: claim again once they are.
+					this.permits.release();
+					continue;
+				}
+				int wanted = Math.min(Math.min(this.permits.availablePermits(), this.holds.availablePermits()) + 1,
+						this.settings.maxClaim());
 				this.permits.release();
+				this.holds.release();
 				if (!lostClaims.isEmpty()) {
 					recover(lostClaims);
 				}
@@ -231,10 +244,11 @@ final class QueueWorker implements HandlerContainer {
 		TaskContext context = new TaskContext(task.id(), this.endpoint.queue(), task.failures() + 1, task.deliveries(),
 				Instant.ofEpochMilli(task.dueMs()), Instant.ofEpochMilli(task.createdMs()),
 				Instant.ofEpochMilli(claimedAt), TaskRunner.headers(envelope), task.token());
-		// The permit goes back when the task is untracked: outcome recorded, released or
-		// lost.
+		// The hold goes back when the task is untracked (outcome recorded, released or
+		// lost), the permit when its handler returns.
+		this.holds.acquireUninterruptibly();
 		this.permits.acquireUninterruptibly();
-		ActiveRun run = this.heartbeat.track(task.lease(), context, this.permits::release);
+		ActiveRun run = this.heartbeat.track(task.lease(), context, this.holds::release);
 		this.running.incrementAndGet();
 		try {
 			this.executor.execute(() -> {
@@ -243,11 +257,13 @@ final class QueueWorker implements HandlerContainer {
 				}
 				finally {
 					this.running.decrementAndGet();
+					this.permits.release();
 				}
 			});
 		}
 		catch (RuntimeException ex) {
 			this.running.decrementAndGet();
+			this.permits.release();
 			this.heartbeat.untrack(run);
 			releaseQuietly(List.of(task));
 			throw ex;
