@@ -81,6 +81,12 @@ final class QueueWorker implements HandlerContainer {
 
 	private volatile boolean started;
 
+	/**
+	 * Whether the dispatcher waits for a permit, a hold or a wake token: the waits stop
+	 * may cut short. An interrupted claim would lose its reply.
+	 */
+	private volatile boolean idle;
+
 	private @Nullable Thread dispatcher;
 
 	private @Nullable Executor executor;
@@ -158,12 +164,7 @@ final class QueueWorker implements HandlerContainer {
 		while (this.started) {
 			String claimNonce = null;
 			try {
-				if (!this.permits.tryAcquire(this.settings.blockTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-					continue;
-				}
-				if (!this.holds.tryAcquire(this.settings.blockTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-					// Outcomes wait to be written: claim again once they are.
-					this.permits.release();
+				if (!awaitPermitAndHold()) {
 					continue;
 				}
 				int wanted = Math.min(Math.min(this.permits.availablePermits(), this.holds.availablePermits()) + 1,
@@ -190,7 +191,13 @@ final class QueueWorker implements HandlerContainer {
 					if (wake == null) {
 						wake = this.connections.open(this.settings.blockTimeout());
 					}
-					wake.pop(this.settings.blockTimeout(), this.keys.wake());
+					this.idle = true;
+					try {
+						wake.pop(this.settings.blockTimeout(), this.keys.wake());
+					}
+					finally {
+						this.idle = false;
+					}
 				}
 				// Only a whole round resets: a claim that works followed by a BLPOP that
 				// keeps failing (a user without +blpop) must still back off and warn
@@ -227,6 +234,29 @@ final class QueueWorker implements HandlerContainer {
 		}
 		if (wake != null) {
 			wake.close();
+		}
+	}
+
+	/**
+	 * Wait up to the block timeout for a free permit and a free hold.
+	 * @return whether both were acquired
+	 */
+	private boolean awaitPermitAndHold() throws InterruptedException {
+		long block = this.settings.blockTimeout().toMillis();
+		this.idle = true;
+		try {
+			if (!this.permits.tryAcquire(block, TimeUnit.MILLISECONDS)) {
+				return false;
+			}
+			if (!this.holds.tryAcquire(block, TimeUnit.MILLISECONDS)) {
+				// Outcomes wait to be written: claim again once they are.
+				this.permits.release();
+				return false;
+			}
+			return true;
+		}
+		finally {
+			this.idle = false;
 		}
 	}
 
@@ -303,8 +333,11 @@ final class QueueWorker implements HandlerContainer {
 		boolean interrupted = Thread.interrupted();
 		this.started = false;
 		if (this.dispatcher != null) {
-			// Not interrupted: its waits are bounded by the block timeout, and an
-			// interrupt inside a claim would lose the claimed tasks' reply.
+			// Only an idle wait is cut short: it sees started = false next, before any
+			// claim. An interrupt inside a claim would lose the claimed tasks' reply.
+			if (this.idle) {
+				this.dispatcher.interrupt();
+			}
 			join(this.dispatcher);
 		}
 		this.timer.stop();
