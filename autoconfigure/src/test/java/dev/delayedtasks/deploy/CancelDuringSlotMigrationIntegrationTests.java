@@ -1,9 +1,12 @@
-package dev.delayedtasks.store;
+package dev.delayedtasks.deploy;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import dev.delayedtasks.store.PartitionKeys;
+import dev.delayedtasks.store.Script;
+import dev.delayedtasks.store.StoreScripts;
 import dev.delayedtasks.test.RedisCluster;
 import dev.delayedtasks.test.RedisProcess;
 import dev.delayedtasks.test.TestRedis;
