@@ -58,6 +58,9 @@ public class TestReports {
 				lines.add("   skipped (allowed: " + allowance.reason + "): " + skip.id() + ": " + skip.message);
 			}
 		}
+		cases.stream()
+			.filter((c) -> c.outcome == Outcome.FAILURE || c.outcome == Outcome.ERROR)
+			.forEach((c) -> lines.add("   " + c.outcome + ": " + c.id() + ": " + c.message));
 		String versions = redis.isEmpty() ? "none recorded"
 				: redis.entrySet()
 					.stream()
@@ -177,12 +180,17 @@ public class TestReports {
 
 	}
 
-	/** The first line of an outcome's message, else of its stack trace, without the exception's class name. */
+	/** The first line of an outcome's message, else of its stack trace, after the exception's class name. */
 	private static String outcomeMessage(Element outcome) {
 		String message = outcome.getAttribute("message");
 		String text = message.isBlank() ? outcome.getTextContent() : message;
-		String first = text.strip().lines().findFirst().orElse("");
-		return first.replaceFirst("^[\\w.$]+(Exception|Error): ", "");
+		return text.strip()
+			.replaceFirst("^[\\w.$]+(Exception|Error): ", "")
+			.lines()
+			.filter((line) -> !line.isBlank())
+			.findFirst()
+			.orElse("")
+			.strip();
 	}
 
 	/**
