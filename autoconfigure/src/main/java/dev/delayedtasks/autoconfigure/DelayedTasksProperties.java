@@ -132,9 +132,12 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * @param reapGrace how long past its lease deadline a task is taken back
 	 * @param maxDeliveries expired leases in a row (no failure recorded between them)
 	 * after which a task is dead-lettered
-	 * @param shutdownTimeout how long stopping waits for running handlers before
-	 * releasing their tasks to other instances; keep it below
-	 * spring.lifecycle.timeout-per-shutdown-phase
+	 * @param shutdownTimeout how long stopping waits for running handlers to return; keep
+	 * it below spring.lifecycle.timeout-per-shutdown-phase
+	 * @param interruptOnShutdown whether running handlers are interrupted as soon as
+	 * shutdown begins, so their tasks go to other instances at once (true), or may finish
+	 * within shutdown-timeout and are interrupted only for its last quarter, at most 1s
+	 * (false)
 	 * @param timerTtl how long a queue's timer lease lasts; another instance takes the
 	 * timer over within it
 	 * @param blockTimeout longest wait of an idle dispatcher on its queue's wake list
@@ -143,8 +146,8 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	public record Worker(@DefaultValue("true") boolean enabled, @DefaultValue("1") int concurrency,
 			@DefaultValue("30s") Duration leaseDuration, @DefaultValue("5s") Duration reapGrace,
 			@DefaultValue("10") int maxDeliveries, @DefaultValue("25s") Duration shutdownTimeout,
-			@DefaultValue("3s") Duration timerTtl, @DefaultValue("1s") Duration blockTimeout,
-			@DefaultValue("32") int maxClaim) {
+			@DefaultValue("true") boolean interruptOnShutdown, @DefaultValue("3s") Duration timerTtl,
+			@DefaultValue("1s") Duration blockTimeout, @DefaultValue("32") int maxClaim) {
 
 		/**
 		 * Heartbeats and timer renewals run every third of a lease, in whole

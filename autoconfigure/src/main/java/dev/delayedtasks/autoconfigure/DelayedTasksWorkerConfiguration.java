@@ -73,7 +73,7 @@ class DelayedTasksWorkerConfiguration {
 		DelayedTasksProperties.Worker worker = properties.worker();
 		warnIfShutdownTimeoutTooLong(worker.shutdownTimeout(), environment);
 		WorkerSettings settings = new WorkerSettings(worker.leaseDuration(), worker.reapGrace(), worker.timerTtl(),
-				worker.blockTimeout(), worker.shutdownTimeout(), worker.maxClaim(),
+				worker.blockTimeout(), worker.shutdownTimeout(), worker.interruptOnShutdown(), worker.maxClaim(),
 				Threading.VIRTUAL.isActive(environment));
 		return DelayedTaskHandlerRegistry.create(store, connectionFactory, settings, storeSettings, codec,
 				new FailureRouter(properties.retry().nonRetryableExceptions()),

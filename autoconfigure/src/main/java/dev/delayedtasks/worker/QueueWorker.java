@@ -35,10 +35,13 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * run handlers, the lease heartbeat, the completion path, and the queue's
  * {@link PromotionTimer}.
  * <p>
- * A permit stands for a task this instance holds, from its claim until its outcome is
- * recorded in Redis or it is released, so what an instance holds never exceeds its
- * concurrency, however fast handlers fail. The heartbeat and the timer run on a thread of
- * the queue's own: a Redis node that stalls delays only the queues it holds.
+ * Two budgets bound the dispatcher: a permit per running handler ({@code concurrency}),
+ * freed when the handler returns, and a hold per task this instance holds, from its claim
+ * until its outcome is recorded in Redis or it is released ({@code concurrency +
+ * max-claim}). So outcomes are written while the next tasks run, yet however fast
+ * handlers fail, an instance never holds more than its concurrency plus one claim. The
+ * heartbeat and the timer run on a thread of the queue's own: a Redis node that stalls
+ * delays only the queues it holds.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -64,6 +67,8 @@ final class QueueWorker implements HandlerContainer {
 
 	private final Semaphore permits;
 
+	private final Semaphore holds;
+
 	private final LeaseHeartbeat heartbeat;
 
 	private final Completions completions;
@@ -75,6 +80,12 @@ final class QueueWorker implements HandlerContainer {
 	private final AtomicInteger running = new AtomicInteger();
 
 	private volatile boolean started;
+
+	/**
+	 * Whether the dispatcher waits for a permit, a hold or a wake token: the waits stop
+	 * may cut short. An interrupted claim would lose its reply.
+	 */
+	private volatile boolean idle;
 
 	private @Nullable Thread dispatcher;
 
@@ -94,6 +105,7 @@ final class QueueWorker implements HandlerContainer {
 		this.keys = services.storeSettings().keys(endpoint.queue());
 		this.timeouts = services.timeouts();
 		this.permits = new Semaphore(endpoint.concurrency());
+		this.holds = new Semaphore(endpoint.concurrency() + this.settings.maxClaim());
 		this.heartbeat = new LeaseHeartbeat(endpoint.queue(), this.store, this.settings);
 		this.completions = new Completions(endpoint.queue(), this.store, this.heartbeat, services.listeners());
 		this.runner = new TaskRunner(endpoint, services.codec(), services.failureRouter(), this.completions,
@@ -152,11 +164,13 @@ final class QueueWorker implements HandlerContainer {
 		while (this.started) {
 			String claimNonce = null;
 			try {
-				if (!this.permits.tryAcquire(this.settings.blockTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+				if (!awaitPermitAndHold()) {
 					continue;
 				}
-				int wanted = Math.min(this.permits.availablePermits() + 1, this.settings.maxClaim());
+				int wanted = Math.min(Math.min(this.permits.availablePermits(), this.holds.availablePermits()) + 1,
+						this.settings.maxClaim());
 				this.permits.release();
+				this.holds.release();
 				if (!lostClaims.isEmpty()) {
 					recover(lostClaims);
 				}
@@ -177,7 +191,13 @@ final class QueueWorker implements HandlerContainer {
 					if (wake == null) {
 						wake = this.connections.open(this.settings.blockTimeout());
 					}
-					wake.pop(this.settings.blockTimeout(), this.keys.wake());
+					this.idle = true;
+					try {
+						wake.pop(this.settings.blockTimeout(), this.keys.wake());
+					}
+					finally {
+						this.idle = false;
+					}
 				}
 				// Only a whole round resets: a claim that works followed by a BLPOP that
 				// keeps failing (a user without +blpop) must still back off and warn
@@ -217,6 +237,29 @@ final class QueueWorker implements HandlerContainer {
 		}
 	}
 
+	/**
+	 * Wait up to the block timeout for a free permit and a free hold.
+	 * @return whether both were acquired
+	 */
+	private boolean awaitPermitAndHold() throws InterruptedException {
+		long block = this.settings.blockTimeout().toMillis();
+		this.idle = true;
+		try {
+			if (!this.permits.tryAcquire(block, TimeUnit.MILLISECONDS)) {
+				return false;
+			}
+			if (!this.holds.tryAcquire(block, TimeUnit.MILLISECONDS)) {
+				// Outcomes wait to be written: claim again once they are.
+				this.permits.release();
+				return false;
+			}
+			return true;
+		}
+		finally {
+			this.idle = false;
+		}
+	}
+
 	private void recover(Deque<String> lostClaims) {
 		int recovered = this.store.recover(this.endpoint.queue(), List.copyOf(lostClaims));
 		lostClaims.clear();
@@ -231,10 +274,11 @@ final class QueueWorker implements HandlerContainer {
 		TaskContext context = new TaskContext(task.id(), this.endpoint.queue(), task.failures() + 1, task.deliveries(),
 				Instant.ofEpochMilli(task.dueMs()), Instant.ofEpochMilli(task.createdMs()),
 				Instant.ofEpochMilli(claimedAt), TaskRunner.headers(envelope), task.token());
-		// The permit goes back when the task is untracked: outcome recorded, released or
-		// lost.
+		// The hold goes back when the task is untracked (outcome recorded, released or
+		// lost), the permit when its handler returns.
+		this.holds.acquireUninterruptibly();
 		this.permits.acquireUninterruptibly();
-		ActiveRun run = this.heartbeat.track(task.lease(), context, this.permits::release);
+		ActiveRun run = this.heartbeat.track(task.lease(), context, this.holds::release);
 		this.running.incrementAndGet();
 		try {
 			this.executor.execute(() -> {
@@ -243,11 +287,13 @@ final class QueueWorker implements HandlerContainer {
 				}
 				finally {
 					this.running.decrementAndGet();
+					this.permits.release();
 				}
 			});
 		}
 		catch (RuntimeException ex) {
 			this.running.decrementAndGet();
+			this.permits.release();
 			this.heartbeat.untrack(run);
 			releaseQuietly(List.of(task));
 			throw ex;
@@ -269,13 +315,13 @@ final class QueueWorker implements HandlerContainer {
 
 	/**
 	 * Stop claiming, hand the timer over and release at once the claimed tasks whose
-	 * handlers have not started. Running handlers get the shutdown timeout: most of it to
-	 * finish on their own, then they are interrupted and the rest of it is left for them
-	 * to return. Only tasks whose handlers returned without an outcome are released; a
-	 * handler still running at the end keeps its lease, so its task is reaped after lease
-	 * + grace and never handed over while it runs. Holds the lifecycle lock throughout,
-	 * so a concurrent {@link #start()} waits for it instead of sharing half-stopped
-	 * parts.
+	 * handlers have not started. Running handlers are interrupted (at once, or, without
+	 * {@code interrupt-on-shutdown}, after most of the shutdown timeout has been left for
+	 * them to finish) and get the rest of the timeout to return. Only tasks whose
+	 * handlers returned without an outcome are released; a handler still running at the
+	 * end keeps its lease, so its task is reaped after lease + grace and never handed
+	 * over while it runs. Holds the lifecycle lock throughout, so a concurrent
+	 * {@link #start()} waits for it instead of sharing half-stopped parts.
 	 */
 	@Override
 	public synchronized void stop() {
@@ -287,8 +333,11 @@ final class QueueWorker implements HandlerContainer {
 		boolean interrupted = Thread.interrupted();
 		this.started = false;
 		if (this.dispatcher != null) {
-			// Not interrupted: its waits are bounded by the block timeout, and an
-			// interrupt inside a claim would lose the claimed tasks' reply.
+			// Only an idle wait is cut short: it sees started = false next, before any
+			// claim. An interrupt inside a claim would lose the claimed tasks' reply.
+			if (this.idle) {
+				this.dispatcher.interrupt();
+			}
 			join(this.dispatcher);
 		}
 		this.timer.stop();
@@ -296,7 +345,9 @@ final class QueueWorker implements HandlerContainer {
 		long deadline = System.nanoTime() + timeout;
 		List<ActiveRun> held = this.heartbeat.active();
 		releaseUnstarted(held);
-		awaitHandlers(held, deadline - Math.min(TimeUnit.SECONDS.toNanos(1), timeout / 4));
+		if (!this.settings.interruptOnShutdown()) {
+			awaitHandlers(held, deadline - Math.min(TimeUnit.SECONDS.toNanos(1), timeout / 4));
+		}
 		held.forEach((run) -> run.stop(ActiveRun.SHUTDOWN));
 		awaitHandlers(held, deadline);
 		releaseUnstarted(held);

@@ -11,15 +11,16 @@ import java.time.Duration;
  * @param timerTtl how long the timer lease lasts without a tick; a dead owner is replaced
  * within it
  * @param blockTimeout the longest {@code BLPOP} of idle dispatchers
- * @param shutdownTimeout how long stopping waits for running handlers before releasing
- * their tasks
+ * @param shutdownTimeout how long stopping waits for running handlers to return
+ * @param interruptOnShutdown whether stopping interrupts running handlers at once, or
+ * lets them finish until the last quarter (at most 1 s) of the shutdown timeout
  * @param maxClaim most tasks one claim leases
  * @param virtualThreads whether handlers run on virtual threads
  * @author delayed-tasks
  * @since 0.1.0
  */
 public record WorkerSettings(Duration leaseDuration, Duration reapGrace, Duration timerTtl, Duration blockTimeout,
-		Duration shutdownTimeout, int maxClaim, boolean virtualThreads) {
+		Duration shutdownTimeout, boolean interruptOnShutdown, int maxClaim, boolean virtualThreads) {
 
 	/**
 	 * How often leases are extended while handlers run.

@@ -15,6 +15,7 @@ import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksHealthContributorAutoConfiguration;
 import dev.delayedtasks.store.QueueStats;
+import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.test.RedisKind;
 import dev.delayedtasks.test.RedisServer;
 import dev.delayedtasks.test.RedisServers;
@@ -23,6 +24,10 @@ import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.HandlerContainer;
+import io.lettuce.core.AclSetuserArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.protocol.CommandType;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -43,12 +48,17 @@ import static org.mockito.Mockito.mock;
  * The {@code delayedTasks} health indicator on real handlers and a real Redis: UP while
  * handlers run and queues have timer owners, whatever the backlog; details per queue and
  * the queues with ready tasks but no handler anywhere; DOWN once the handler registry has
- * stopped; never a Redis call of its own.
+ * stopped, or a handled queue's timer has had no owner for three timer TTLs; never a
+ * Redis call of its own.
  */
 @WithRedis
 class DelayedTasksHealthIndicatorIntegrationTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
+
+	private static final String NO_SET_USER = "no-set";
+
+	private static final String NO_SET_PASSWORD = "no-set-password";
 
 	private final TestRedis redis;
 
@@ -239,6 +249,54 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 					assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(200));
 					assertThat(health.getStatus()).isEqualTo(Status.UP);
 					assertThat(queueDetails(health, queue)).containsEntry("handler", queue + "-handler");
+				});
+		}
+	}
+
+	@Test
+	void downWhenTheTimerOfAHandledQueueReallyHasNoOwnerForThreeTimerTtls() throws Exception {
+		String queue = "h-no-owner";
+		RedisServer server = RedisServers.fromEnvironment().startPrivate(RedisKind.ANY, List.of());
+		try (server) {
+			// Everything but SET: the handler claims and acknowledges, but no instance
+			// can
+			// take the queue's timer lease (SET ... PX), so the timer has no owner in
+			// Redis.
+			RedisClient admin = RedisClient.create(server.uri());
+			try (StatefulRedisConnection<String, String> connection = admin.connect()) {
+				connection.sync()
+					.aclSetuser(NO_SET_USER,
+							AclSetuserArgs.Builder.reset()
+								.on()
+								.addPassword(NO_SET_PASSWORD)
+								.allKeys()
+								.allCommands()
+								.removeCommand(CommandType.SET));
+			}
+			finally {
+				admin.shutdown();
+			}
+			String url = "redis://" + NO_SET_USER + ":" + NO_SET_PASSWORD + "@" + server.uri().getHost() + ":"
+					+ server.uri().getPort();
+			runner(url).withPropertyValues("test.queue=" + queue)
+				.withUserConfiguration(HealthHandler.class)
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
+					HandlerContainer handler = context.getBean(DelayedTaskHandlerRegistry.class)
+						.getHandler(queue + "-handler")
+						.orElseThrow();
+					// The first snapshot without an owner: a takeover may be under way.
+					Health first = awaitHealth(indicator, (candidate) -> queueDetails(candidate, queue) != null);
+					assertThat(first.getStatus()).isEqualTo(Status.UP);
+					assertThat(queueDetails(first, queue)).containsEntry("timerOwner", "none");
+					Health health = awaitHealth(indicator, (candidate) -> Status.DOWN.equals(candidate.getStatus()));
+					assertThat(queueDetails(health, queue)).containsEntry("timerOwner", "none")
+						.containsEntry("running", true)
+						.containsEntry("problem", "no timer owner for over PT3S");
+					assertThat(handler.isRunning()).isTrue();
+					assertThat(handler.isTimerOwner()).isFalse();
+					assertThat(context.getBean(RedisQueueStats.class).read(queue).timerOwner()).isNull();
 				});
 		}
 	}

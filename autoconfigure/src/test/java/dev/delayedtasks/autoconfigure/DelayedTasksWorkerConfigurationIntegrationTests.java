@@ -23,6 +23,7 @@ import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.HandlerEndpoint;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -32,6 +33,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
@@ -43,9 +46,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The worker side of the auto-configuration: the producer-only switch, virtual threads,
- * handler validation at startup, and per-queue overrides.
+ * handler validation at startup, per-queue overrides, and the startup warning about a
+ * shutdown timeout that Spring's lifecycle phase would cut short.
  */
 @WithRedis
+@ExtendWith(OutputCaptureExtension.class)
 class DelayedTasksWorkerConfigurationIntegrationTests {
 
 	private final ApplicationContextRunner runner;
@@ -265,6 +270,40 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 				TaskId id = scheduler.schedule("cfg-global", new Work(0), Duration.ofMinutes(5));
 				assertThat(scheduler.find("cfg-global", id)).map(TaskInfo::maxAttempts).hasValue(6);
+			});
+	}
+
+	@Test
+	void shutdownTimeoutNotBelowTheDefaultLifecyclePhaseTimeoutWarnsAtStartup(CapturedOutput output) {
+		this.runner.withPropertyValues("delayed-tasks.worker.shutdown-timeout=30s").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output)
+				.contains("delayed-tasks.worker.shutdown-timeout (PT30S) is not below "
+						+ "spring.lifecycle.timeout-per-shutdown-phase (PT30S)")
+				.contains("Lower the first or raise the second");
+		});
+	}
+
+	@Test
+	void shutdownTimeoutAboveAConfiguredLifecyclePhaseTimeoutWarnsAtStartup(CapturedOutput output) {
+		this.runner
+			.withPropertyValues("delayed-tasks.worker.shutdown-timeout=10s",
+					"spring.lifecycle.timeout-per-shutdown-phase=5s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("delayed-tasks.worker.shutdown-timeout (PT10S) is not below "
+						+ "spring.lifecycle.timeout-per-shutdown-phase (PT5S)");
+			});
+	}
+
+	@Test
+	void shutdownTimeoutBelowTheLifecyclePhaseTimeoutStartsWithoutThatWarning(CapturedOutput output) {
+		this.runner
+			.withPropertyValues("delayed-tasks.worker.shutdown-timeout=25s",
+					"spring.lifecycle.timeout-per-shutdown-phase=26s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(DelayedTaskHandlerRegistry.class);
+				assertThat(output).doesNotContain("delayed-tasks.worker.shutdown-timeout");
 			});
 	}
 

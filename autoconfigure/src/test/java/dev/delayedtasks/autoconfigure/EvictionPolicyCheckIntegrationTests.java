@@ -1,11 +1,16 @@
 package dev.delayedtasks.autoconfigure;
 
+import java.util.function.Function;
+
 import dev.delayedtasks.DelayedTaskException;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
+import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.protocol.CommandType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -20,12 +25,16 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The startup check of Redis's eviction policy, on a private server whose policy the test
- * changes.
+ * The startup check of Redis's eviction policy, on a private server whose policy (and
+ * users) the test changes.
  */
 @WithRedis(privateServer = true)
 @ExtendWith(OutputCaptureExtension.class)
 class EvictionPolicyCheckIntegrationTests {
+
+	private static final String NO_INFO_USER = "no-info";
+
+	private static final String NO_INFO_PASSWORD = "no-info-password";
 
 	private final TestRedis redis;
 
@@ -91,10 +100,46 @@ class EvictionPolicyCheckIntegrationTests {
 		assertThat(output).doesNotContain("maxmemory-policy is allkeys-lru");
 	}
 
+	@Test
+	void whereInfoIsDeniedAWarningSaysTheCheckCouldNotRun(CapturedOutput output) {
+		// A policy the check would refuse, so a check that ran anyway would stop startup.
+		policy("allkeys-lru");
+		admin((commands) -> commands.aclSetuser(NO_INFO_USER,
+				AclSetuserArgs.Builder.reset()
+					.on()
+					.addPassword(NO_INFO_PASSWORD)
+					.keyPattern(this.redis.keyPrefix() + ":*")
+					.allCommands()
+					.removeCommand(CommandType.INFO)));
+		try {
+			new ApplicationContextRunner()
+				.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+						JacksonAutoConfiguration.class, DelayedTasksAutoConfiguration.class))
+				.withPropertyValues("spring.data.redis.host=" + this.redis.host(),
+						"spring.data.redis.port=" + this.redis.port(), "spring.data.redis.username=" + NO_INFO_USER,
+						"spring.data.redis.password=" + NO_INFO_PASSWORD,
+						"delayed-tasks.key-prefix=" + this.redis.keyPrefix(), "delayed-tasks.worker.enabled=false")
+				.run((context) -> {
+					assertThat(context).hasNotFailed().hasSingleBean(DelayedTaskScheduler.class);
+					assertThat(output).contains("Could not read Redis's maxmemory-policy (INFO memory: ")
+						.contains("NOPERM")
+						.contains("make sure it is noeviction")
+						.doesNotContain("maxmemory-policy is allkeys-lru");
+				});
+		}
+		finally {
+			admin((commands) -> commands.aclDeluser(NO_INFO_USER));
+		}
+	}
+
 	private void policy(String policy) {
+		admin((commands) -> commands.configSet("maxmemory-policy", policy));
+	}
+
+	private <T> T admin(Function<RedisCommands<String, String>, T> call) {
 		RedisClient client = RedisClient.create(this.redis.uri());
 		try (StatefulRedisConnection<String, String> connection = client.connect()) {
-			connection.sync().configSet("maxmemory-policy", policy);
+			return call.apply(connection.sync());
 		}
 		finally {
 			client.shutdown();

@@ -36,6 +36,9 @@ class ClusterFailoverIntegrationTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(15);
 
+	/** Lease (2 s) + reap grace (500 ms), and a margin for the timer that reaps. */
+	private static final Duration LEASE_AND_GRACE = Duration.ofMillis(3000);
+
 	private final TestRedis redis;
 
 	private final RedisCluster cluster;
@@ -98,8 +101,15 @@ class ClusterFailoverIntegrationTests {
 			await().atMost(WAIT)
 				.untilAsserted(() -> assertThat(scheduled)
 					.allSatisfy((id) -> assertThat(handlers.runs(queue, id)).as("runs of %s", id).isNotEmpty()));
+			// Longer than lease + grace: a claim or ack lost in the move would show up as
+			// a second run by then.
+			await().during(LEASE_AND_GRACE)
+				.atMost(LEASE_AND_GRACE.plus(WAIT))
+				.untilAsserted(() -> assertThat(scheduled)
+					.allSatisfy((id) -> assertThat(handlers.runs(queue, id)).as("runs of %s", id).hasSize(1)));
 			long repeated = scheduled.stream().filter((id) -> handlers.runs(queue, id).size() > 1).count();
 			System.out.println("cluster resharding: tasks that ran more than once: " + repeated);
+			assertThat(repeated).isZero();
 		});
 	}
 
@@ -143,9 +153,15 @@ class ClusterFailoverIntegrationTests {
 			await().atMost(WAIT)
 				.untilAsserted(() -> assertThat(before)
 					.allSatisfy((id) -> assertThat(handlers.runs(queue, id)).as("runs of %s", id).isNotEmpty()));
+			// The tasks scheduled before the kill reached the replica (WAIT 1): each runs
+			// exactly once, also after lease + grace.
+			await().during(LEASE_AND_GRACE)
+				.atMost(LEASE_AND_GRACE.plus(WAIT))
+				.untilAsserted(() -> assertThat(before)
+					.allSatisfy((id) -> assertThat(handlers.runs(queue, id)).as("runs of %s", id).hasSize(1)));
 			System.out.println("cluster failover: master " + master.port() + " killed, replica " + replica.port()
 					+ " took over; producer back after " + producerBackMillis + " ms, a new task ran after "
-					+ dispatcherBackMillis + " ms; all " + before.size() + " delayed tasks fired");
+					+ dispatcherBackMillis + " ms; all " + before.size() + " delayed tasks fired once");
 			this.cluster.awaitHealthy();
 		});
 	}

@@ -127,6 +127,51 @@ class TracingIntegrationTests {
 	}
 
 	@Test
+	void headersSetByTheCallerWinOverThePropagatedTraceContext() {
+		Tracer tracer = tracer(new W3CPropagation());
+		String queue = "trace-own-headers";
+		// A trace context the caller carries over from elsewhere (a message it consumed).
+		String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+		String spanId = "00f067aa0ba902b7";
+		String callersTraceparent = "00-" + traceId + "-" + spanId + "-01";
+		runner(tracer, queue).run((context) -> {
+			TracedHandler handler = context.getBean(TracedHandler.class);
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			Span parent = tracer.nextSpan().name("producer").start();
+			TaskId single;
+			TaskId batched;
+			try (Tracer.SpanInScope scope = tracer.withSpan(parent)) {
+				// Due in a second, so that the stored headers can be read before the
+				// runs.
+				single = scheduler.schedule(TaskRequest.of(queue, "hello")
+					.delay(Duration.ofSeconds(1))
+					.header("traceparent", callersTraceparent));
+				batched = scheduler.scheduleAll(List.of(TaskRequest.of(queue, "hello")
+					.delay(Duration.ofSeconds(1))
+					.header("traceparent", callersTraceparent))).get(0).id();
+			}
+			finally {
+				parent.end();
+			}
+			for (TaskId id : List.of(single, batched)) {
+				assertThat(storedHeaders(context, queue, id)).as("stored headers of %s", id)
+					.containsEntry("traceparent", callersTraceparent);
+			}
+			await().atMost(WAIT).until(() -> handler.runs.size() == 2 && spans(queue + " run").size() == 2);
+			assertThat(handler.runs).extracting((run) -> run.context().header("traceparent"))
+				.containsOnly(callersTraceparent);
+			// The runs continue the caller's trace, not the one the schedule spans were
+			// in.
+			assertThat(spans(queue + " run")).allSatisfy((run) -> {
+				assertThat(run.traceId()).isEqualTo(traceId);
+				assertThat(run.parentId()).isEqualTo(spanId);
+			});
+			assertThat(spans(queue + " schedule")).hasSize(2)
+				.allSatisfy((schedule) -> assertThat(schedule.traceId()).isEqualTo(parent.context().traceId()));
+		});
+	}
+
+	@Test
 	void handlerSpanContinuesTheProducersTraceOverB3() {
 		Tracer tracer = tracer(B3Propagation.newFactoryBuilder().injectFormat(B3Propagation.Format.SINGLE).build());
 		String queue = "trace-b3";

@@ -90,6 +90,36 @@ class IdempotencyAndUniquenessIntegrationTests {
 	}
 
 	@Test
+	void resendingIdOfADeadLetteredTaskReturnsExistingAndLeavesTheDeadLetterAsItIs() {
+		PartitionProbe probe = probe("idem-dead");
+		ScheduleResult first = this.fixture.scheduler.submit(TaskRequest.of("idem-dead", Map.of("v", 1)).id("job-1"));
+		ClaimedTask task = this.fixture.store.claim("idem-dead", 1, "n1").tasks().get(0);
+		this.fixture.store.fail("idem-dead", task.lease(),
+				new TaskFailure(null, "non-retryable", "java.lang.RuntimeException", "fatal"));
+		assertThat(probe.dead()).containsOnlyKeys("job-1");
+		Map<String, String> before = probe.snapshot();
+		ScheduleResult again = this.fixture.scheduler
+			.submit(TaskRequest.of("idem-dead", Map.of("v", 2)).id("job-1").delay(Duration.ofMinutes(5)));
+		assertThat(again.outcome()).isEqualTo(Outcome.EXISTING);
+		assertThat(again.id()).isEqualTo(first.id());
+		assertThat(probe.snapshot()).as("nothing written: the dead letter keeps its payload and error")
+			.isEqualTo(before);
+		assertThat(probe.task("job-1")).containsEntry("s", "D");
+		assertThat(probe.payload("job-1")).contains("\"v\":1");
+		assertThat(probe.ready()).isEmpty();
+		assertThat(probe.sched()).isEmpty();
+		assertThat(probe.violations()).isEmpty();
+		// Purged, the id is free again.
+		assertThat(this.fixture.deadLetters.purge("idem-dead")).isOne();
+		ScheduleResult afterPurge = this.fixture.scheduler
+			.submit(TaskRequest.of("idem-dead", Map.of("v", 3)).id("job-1"));
+		assertThat(afterPurge.outcome()).isEqualTo(Outcome.CREATED);
+		assertThat(probe.task("job-1")).containsEntry("s", "R").containsEntry("a", "0");
+		assertThat(probe.payload("job-1")).contains("\"v\":3");
+		assertThat(probe.violations()).isEmpty();
+	}
+
+	@Test
 	void reschedulingIdAfterCancelOfReadyTaskReplacesTheTombstone() {
 		PartitionProbe probe = probe("idem-tombstone");
 		TaskId id = this.fixture.scheduler.schedule(TaskRequest.of("idem-tombstone", Map.of("v", 1)).id("job-1"));

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CompletionsTests {
 
 	private static final WorkerSettings SETTINGS = new WorkerSettings(Duration.ofSeconds(30), Duration.ofSeconds(5),
-			Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(5), 32, false);
+			Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(5), true, 32, false);
 
 	@Test
 	void stopWaitsForTheAcknowledgementInProgressInsteadOfInterruptingIt() throws Exception {

@@ -57,7 +57,7 @@ class FailFastBackPressureIntegrationTests {
 	/** The child prints the lines of one task in about this many. */
 	private static final int REPORT_EVERY = 50;
 
-	private static final String COMPLETIONS_LOGGER = Completions.class.getName();
+	private static final String FAILURES_LOGGER = "dev.delayedtasks.failures";
 
 	private static final String[] RETRY = { "delayed-tasks.retry.max-retries=50",
 			"delayed-tasks.retry.delay=" + RETRY_DELAY.toMillis() + "ms", "delayed-tasks.retry.multiplier=1",
@@ -74,8 +74,9 @@ class FailFastBackPressureIntegrationTests {
 
 	@Test
 	void fastFailingHandlersHoldBoundedLeasesShareTheQueueAndRetryOnTime() throws Exception {
-		List<String> childProperties = new ArrayList<>(List.of("crash.mode=fail-fast",
-				"crash.report-every=" + REPORT_EVERY, "logging.level.dev.delayedtasks.worker=WARN"));
+		List<String> childProperties = new ArrayList<>(
+				List.of("crash.mode=fail-fast", "crash.report-every=" + REPORT_EVERY,
+						"logging.level.dev.delayedtasks.worker=WARN", "logging.level.dev.delayedtasks.failures=WARN"));
 		childProperties.addAll(List.of(RETRY));
 		try (ChildWorker child = ChildWorker.start("fail-fast", this.redis, QUEUE, CONCURRENCY,
 				childProperties.toArray(String[]::new))) {
@@ -152,7 +153,7 @@ class FailFastBackPressureIntegrationTests {
 		AtomicReference<Window> window = new AtomicReference<>();
 		// A log line per retry would flood the output.
 		LoggingSystem logging = LoggingSystem.get(getClass().getClassLoader());
-		logging.setLogLevel(COMPLETIONS_LOGGER, LogLevel.WARN);
+		logging.setLogLevel(FAILURES_LOGGER, LogLevel.WARN);
 		try {
 			this.runner.withPropertyValues(RETRY)
 				.withBean(RetryLog.class, () -> second)
@@ -168,7 +169,7 @@ class FailFastBackPressureIntegrationTests {
 				});
 		}
 		finally {
-			logging.setLogLevel(COMPLETIONS_LOGGER, null);
+			logging.setLogLevel(FAILURES_LOGGER, null);
 		}
 		assertThat(window.get()).as("the second instance's phase").isNotNull();
 		return window.get();

@@ -62,8 +62,14 @@ class MultiInstanceIntegrationTests {
 				Set<TaskId> ids = results.stream().map(ScheduleResult::id).collect(Collectors.toSet());
 				assertThat(ids).hasSize(200);
 				await().atMost(Duration.ofSeconds(15)).until(() -> log.byId().size() == 200);
-				// Long enough for a lost acknowledgement to show as a second run.
-				Thread.sleep(600);
+				// A lost acknowledgement shows as a second run once the lease and the
+				// reap
+				// grace have passed since the last claim: wait that long, and a little
+				// more.
+				Duration leaseAndGrace = ShortLeases.LEASE.plus(ShortLeases.GRACE);
+				await().during(leaseAndGrace.plusMillis(500))
+					.atMost(leaseAndGrace.plusSeconds(5))
+					.until(() -> log.size() == 200);
 				Map<TaskId, List<Run>> byId = log.byId();
 				assertThat(byId.keySet()).isEqualTo(ids);
 				assertThat(byId.values()).allSatisfy((runs) -> assertThat(runs).hasSize(1));

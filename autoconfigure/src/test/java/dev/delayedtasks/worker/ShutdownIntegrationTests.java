@@ -29,7 +29,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * Tasks in flight when a context closes either finish within the shutdown timeout or are
  * released to run on another instance at once; none is lost, and a release does not count
- * a delivery.
+ * a delivery. These contexts let running handlers finish before they are interrupted
+ * ({@code interrupt-on-shutdown=false}); the default, interrupting at once, is covered by
+ * {@link GracefulShutdownHandOverIntegrationTests}.
  */
 @WithRedis
 @ExtendWith(OutputCaptureExtension.class)
@@ -167,7 +169,8 @@ class ShutdownIntegrationTests {
 		return this.runner.withBean(RunLog.class, () -> log)
 			.withUserConfiguration(SlowHandler.class)
 			.withPropertyValues("test.queue=" + queue, "test.instance=" + instance,
-					"delayed-tasks.worker.shutdown-timeout=" + shutdownTimeout);
+					"delayed-tasks.worker.shutdown-timeout=" + shutdownTimeout,
+					"delayed-tasks.worker.interrupt-on-shutdown=false");
 	}
 
 	record Job(int index, long sleepMillis) {

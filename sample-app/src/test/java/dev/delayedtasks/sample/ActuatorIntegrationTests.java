@@ -206,11 +206,16 @@ class ActuatorIntegrationTests {
 			assertThat(get(context, USER, "/actuator/delayedtasks/doomed").body()).contains(
 					"\"exceptionType\":\"java.lang.IllegalArgumentException\"",
 					"\"message\":\"No mailbox for user nobody\"");
+			assertThat(doomedRuns(handlers)).isEqualTo(1);
 			HttpResponse<String> redrive = post(context, ADMIN, "/actuator/delayedtasks/doomed/" + doomed,
 					"{\"action\":\"redrive\"}");
 			assertThat(redrive.statusCode()).isEqualTo(200);
+			assertThat(redrive.body()).contains("\"affected\":1");
+			// Redriven, it runs again (and fails again) before it is back in the dead
+			// letters.
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> get(context, USER, "/actuator/delayedtasks/doomed").body().contains(doomed.value()));
+				.until(() -> doomedRuns(handlers) == 2
+						&& get(context, USER, "/actuator/delayedtasks/doomed").body().contains(doomed.value()));
 			HttpResponse<String> purge = delete(context, ADMIN, "/actuator/delayedtasks/doomed");
 			assertThat(purge.statusCode()).isEqualTo(200);
 			assertThat(purge.body()).contains("\"action\":\"purge\"", "\"affected\":1");
@@ -250,6 +255,10 @@ class ActuatorIntegrationTests {
 		args[extra.length + 4] = "--sample.security.user-password={noop}" + USER.password();
 		args[extra.length + 5] = "--sample.security.admin-password=" + ADMIN_PASSWORD_HASH;
 		return new SpringApplicationBuilder(SampleApplication.class).run(args);
+	}
+
+	private static long doomedRuns(DemoHandlers handlers) {
+		return handlers.events().stream().filter((event) -> event.startsWith("doomed failed")).count();
 	}
 
 	private static boolean isPaused(ConfigurableApplicationContext context) {

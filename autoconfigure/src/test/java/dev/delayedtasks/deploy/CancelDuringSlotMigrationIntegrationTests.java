@@ -1,4 +1,4 @@
-package dev.delayedtasks.store;
+package dev.delayedtasks.deploy;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import dev.delayedtasks.store.PartitionKeys;
+import dev.delayedtasks.store.Script;
 import dev.delayedtasks.test.RedisCluster;
 import dev.delayedtasks.test.RedisProcess;
 import dev.delayedtasks.test.TestRedis;
