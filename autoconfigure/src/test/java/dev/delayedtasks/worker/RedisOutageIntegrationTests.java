@@ -17,7 +17,6 @@ import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.test.RedisProcess;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -63,9 +62,8 @@ class RedisOutageIntegrationTests {
 
 	@Test
 	void schedulingFailsFastDuringAnOutageAndEverythingRunsOnceAfterIt() {
-		Assumptions.assumeTrue(this.redis.server() instanceof RedisProcess,
-				() -> "SIGSTOP needs a redis-server process started by this JVM, not "
-						+ this.redis.server().describe());
+		assertThat(this.redis.server()).as("SIGSTOP needs a redis-server process started by this JVM")
+			.isInstanceOf(RedisProcess.class);
 		RedisProcess server = (RedisProcess) this.redis.server();
 		String pid = Long.toString(server.process().pid());
 		this.runner.run((context) -> {

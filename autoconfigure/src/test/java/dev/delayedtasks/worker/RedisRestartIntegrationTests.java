@@ -14,7 +14,6 @@ import dev.delayedtasks.store.StoreInvariantChecks;
 import dev.delayedtasks.test.RedisProcess;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -52,9 +51,8 @@ class RedisRestartIntegrationTests {
 
 	@Test
 	void acknowledgedEnqueuesSurviveARestartAndTheWorkerReconnects() {
-		Assumptions.assumeTrue(this.redis.server() instanceof RedisProcess,
-				() -> "a restart needs a redis-server process of this JVM's own, not "
-						+ this.redis.server().describe());
+		assertThat(this.redis.server()).as("a restart needs a redis-server process of this JVM's own")
+			.isInstanceOf(RedisProcess.class);
 		RedisProcess server = (RedisProcess) this.redis.server();
 		this.runner.run((context) -> {
 			JobRuns handlers = context.getBean(JobRuns.class);

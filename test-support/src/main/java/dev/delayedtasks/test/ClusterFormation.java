@@ -129,7 +129,7 @@ final class ClusterFormation {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new RedisUnavailableException("Interrupted while moving a slot", ex);
+			throw new RedisStartFailedException("Interrupted while moving a slot", ex);
 		}
 	}
 
@@ -150,16 +150,16 @@ final class ClusterFormation {
 		for (RedisProcess node : nodes) {
 			while (!run(node, check::test)) {
 				if (System.nanoTime() > deadline) {
-					throw new RedisUnavailableException("Redis Cluster did not reach '" + condition + "' within "
+					throw new RedisStartFailedException("Redis Cluster did not reach '" + condition + "' within "
 							+ TIMEOUT.toSeconds() + " s; node " + node.port() + " says: "
-							+ run(node, RedisCommands::clusterInfo).lines().limit(3).toList());
+							+ run(node, RedisCommands::clusterInfo).lines().limit(3).toList() + node.logTail());
 				}
 				try {
 					Thread.sleep(50);
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
-					throw new RedisUnavailableException("Interrupted while forming the cluster", ex);
+					throw new RedisStartFailedException("Interrupted while forming the cluster", ex);
 				}
 			}
 		}

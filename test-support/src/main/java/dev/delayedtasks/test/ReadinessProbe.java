@@ -25,6 +25,8 @@ final class ReadinessProbe {
 
 	private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(15);
 
+	private static final int LOG_TAIL_LINES = 20;
+
 	private final SocketFactory sockets;
 
 	ReadinessProbe(SocketFactory sockets) {
@@ -40,22 +42,22 @@ final class ReadinessProbe {
 	 * @param process the server process
 	 * @param port its port
 	 * @param log its log file
-	 * @throws RedisUnavailableException if it exits or stays silent
+	 * @throws RedisStartFailedException if it exits or stays silent
 	 */
 	void await(Process process, int port, Path log) {
 		long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
 		while (System.nanoTime() < deadline) {
 			if (!process.isAlive()) {
-				throw new RedisUnavailableException(
-						"redis-server exited with code " + process.exitValue() + " on port " + port + ": " + tail(log));
+				throw new RedisStartFailedException("redis-server exited with code " + process.exitValue() + " on port "
+						+ port + " during start-up" + logTail(log));
 			}
 			if (ping(port)) {
 				return;
 			}
 			sleep(20);
 		}
-		throw new RedisUnavailableException("redis-server did not answer PING on port " + port + " within "
-				+ STARTUP_TIMEOUT.toSeconds() + " s: " + tail(log));
+		throw new RedisStartFailedException("redis-server did not answer PING on port " + port + " within "
+				+ STARTUP_TIMEOUT.toSeconds() + " s" + logTail(log));
 	}
 
 	boolean ping(int port) {
@@ -74,13 +76,26 @@ final class ReadinessProbe {
 		}
 	}
 
-	private static String tail(Path log) {
+	/**
+	 * The last lines of a server's log, as a suffix for a failure message.
+	 * @param log the log file
+	 * @return the log's name and its last lines, each on a line of its own
+	 */
+	static String logTail(Path log) {
+		List<String> lines = tail(log);
+		if (lines.isEmpty()) {
+			return "; " + log + " is empty or missing";
+		}
+		return "; the end of " + log + ":\n    " + String.join("\n    ", lines);
+	}
+
+	static List<String> tail(Path log) {
 		try {
 			List<String> lines = Files.readAllLines(log);
-			return String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+			return lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size());
 		}
 		catch (IOException ex) {
-			return "(no log)";
+			return List.of();
 		}
 	}
 
@@ -90,7 +105,7 @@ final class ReadinessProbe {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new RedisUnavailableException("Interrupted while waiting for redis-server", ex);
+			throw new RedisStartFailedException("Interrupted while waiting for redis-server", ex);
 		}
 	}
 

@@ -64,7 +64,7 @@ final class RedisBinaries {
 			return Optional.of(target);
 		}
 		catch (IOException ex) {
-			throw new RedisUnavailableException("Could not extract " + resource + ": " + ex.getMessage(), ex);
+			throw new RedisStartFailedException("Could not extract " + resource + ": " + ex.getMessage(), ex);
 		}
 	}
 

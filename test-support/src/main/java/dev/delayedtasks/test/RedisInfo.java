@@ -107,7 +107,7 @@ final class RedisInfo {
 			}
 			catch (RuntimeException ex) {
 				this.client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-				throw new RedisUnavailableException("Cannot connect to Redis at " + uri + ": " + ex.getMessage(), ex);
+				throw new RedisStartFailedException("Cannot connect to Redis at " + uri + ": " + ex.getMessage(), ex);
 			}
 		}
 

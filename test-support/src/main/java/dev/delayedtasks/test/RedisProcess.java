@@ -29,6 +29,9 @@ public final class RedisProcess implements RedisServer {
 
 	private static final int START_ATTEMPTS = 3;
 
+	/** What {@code redis-server} logs when its port was taken before it could bind it. */
+	private static final String PORT_TAKEN = "Address already in use";
+
 	private final RedisKind kind;
 
 	private final Path binary;
@@ -94,15 +97,18 @@ public final class RedisProcess implements RedisServer {
 	 */
 	public static RedisProcess start(RedisKind kind, Path binary, PidFiles pidFiles, @Nullable String config,
 			List<String> extraArguments, @Nullable TestCertificates certificates) {
-		RuntimeException lastFailure = null;
+		RedisStartFailedException lastFailure = null;
 		for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
 			int port = freePort();
 			try {
 				return startOn(kind, binary, port, pidFiles, config, extraArguments, certificates);
 			}
-			catch (RuntimeException ex) {
+			catch (RedisStartFailedException ex) {
 				// Another process may have taken the free port between probing and
-				// binding it.
+				// binding it; any other failure would only repeat itself.
+				if (ex.getMessage() == null || !ex.getMessage().contains(PORT_TAKEN)) {
+					throw ex;
+				}
 				lastFailure = ex;
 			}
 		}
@@ -128,7 +134,7 @@ public final class RedisProcess implements RedisServer {
 			}
 		}
 		catch (IOException ex) {
-			throw new RedisUnavailableException("Could not create " + workDirectory + ": " + ex.getMessage(), ex);
+			throw new RedisStartFailedException("Could not create " + workDirectory + ": " + ex.getMessage(), ex);
 		}
 		Process process = launch(command, port, workDirectory, pidFiles, certificates);
 		try {
@@ -140,7 +146,8 @@ public final class RedisProcess implements RedisServer {
 			// yet.
 			process.destroyForcibly();
 			pidFiles.remove(port);
-			throw ex;
+			throw new RedisStartFailedException("redis-server on port " + port + " answered PING but then failed: "
+					+ ex.getMessage() + ReadinessProbe.logTail(workDirectory.resolve("redis.log")), ex);
 		}
 	}
 
@@ -172,12 +179,36 @@ public final class RedisProcess implements RedisServer {
 			catch (RuntimeException ex) {
 				process.destroyForcibly();
 				pidFiles.remove(port);
+				if (certificates != null && withoutTls(ReadinessProbe.tail(log))) {
+					throw new RedisUnavailableException(command.get(0)
+							+ " was built without TLS support (BUILD_TLS=yes); TLS tests need one that has it");
+				}
 				throw ex;
 			}
 		}
 		catch (IOException ex) {
-			throw new RedisUnavailableException("Could not start " + command.get(0) + ": " + ex.getMessage(), ex);
+			throw new RedisStartFailedException("Could not start " + command.get(0) + ": " + ex.getMessage(), ex);
 		}
+	}
+
+	/**
+	 * Whether a server's log says it refused the TLS options because it was built without
+	 * TLS: it then knows no {@code tls-*} directive.
+	 * @param log the last lines of its log
+	 * @return whether TLS support is missing
+	 */
+	static boolean withoutTls(List<String> log) {
+		boolean tlsDirective = log.stream().anyMatch((line) -> line.startsWith(">>> 'tls-"));
+		boolean unknown = log.stream().anyMatch((line) -> line.contains("Bad directive"));
+		return tlsDirective && unknown;
+	}
+
+	/**
+	 * The last lines of the server's log, as a suffix for a failure message.
+	 * @return the log's name and its last lines
+	 */
+	String logTail() {
+		return ReadinessProbe.logTail(this.workDirectory.resolve("redis.log"));
 	}
 
 	/**
@@ -221,7 +252,7 @@ public final class RedisProcess implements RedisServer {
 			return socket.getLocalPort();
 		}
 		catch (IOException ex) {
-			throw new RedisUnavailableException("No free port: " + ex.getMessage(), ex);
+			throw new RedisStartFailedException("No free port: " + ex.getMessage(), ex);
 		}
 	}
 

@@ -16,8 +16,9 @@ import io.lettuce.core.sentinel.api.sync.RedisSentinelCommands;
 
 /**
  * A Redis master, one replica and three Sentinels watching them as {@value #MASTER_NAME},
- * all {@code redis-server} processes started here with their own pidfiles. Sentinels
- * declare a master down after one second, so a failover in a test takes seconds.
+ * all {@code redis-server} processes of one binary started here with their own pidfiles
+ * (a {@code redis-server} runs as a Sentinel with {@code --sentinel}). Sentinels declare
+ * a master down after one second, so a failover in a test takes seconds.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -177,8 +178,9 @@ public final class RedisSentinels implements RedisServer {
 		for (RedisProcess sentinel : this.sentinels) {
 			while (!sentinel(sentinel, check::test)) {
 				if (System.nanoTime() > deadline) {
-					throw new RedisUnavailableException(
-							"Sentinels did not reach '" + condition + "' within " + TIMEOUT.toSeconds() + " s");
+					throw new RedisStartFailedException(
+							"Sentinels did not reach '" + condition + "' within " + TIMEOUT.toSeconds()
+									+ " s; Sentinel " + sentinel.port() + " is behind" + sentinel.logTail());
 				}
 				sleep();
 			}
@@ -203,7 +205,7 @@ public final class RedisSentinels implements RedisServer {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new RedisUnavailableException("Interrupted while waiting for the Sentinels", ex);
+			throw new RedisStartFailedException("Interrupted while waiting for the Sentinels", ex);
 		}
 	}
 

@@ -3,6 +3,7 @@ package dev.delayedtasks.test;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,13 @@ public final class RedisServers {
 	 * forcing one kind.
 	 */
 	public static final String KIND_PROPERTY = "delayed-tasks.test.redis.kind";
+
+	/**
+	 * The file in the pidfile directory where {@link RedisServerExtension} records which
+	 * Redis each test class got, one line each:
+	 * {@code redis_version=7.0.15 kind=PATH_BINARY class=com.example.SomeTests}.
+	 */
+	public static final String USED_FILE = "servers-used.txt";
 
 	private static final String KIND_VARIABLE = "DELAYED_TASKS_TEST_REDIS_KIND";
 
@@ -158,7 +166,7 @@ public final class RedisServers {
 			directory = Files.createTempDirectory(this.pidFiles.directory(), "tls-");
 		}
 		catch (IOException ex) {
-			throw new RedisUnavailableException("Could not create a directory for test certificates under "
+			throw new RedisStartFailedException("Could not create a directory for test certificates under "
 					+ this.pidFiles.directory() + ": " + ex.getMessage(), ex);
 		}
 		return startProcess(kind, extraArguments, new ArrayList<>(), TestCertificates.create(directory));
@@ -175,25 +183,27 @@ public final class RedisServers {
 	 * @return the cluster
 	 */
 	public RedisCluster startCluster(RedisKind kind, int masters, int replicasPerMaster) {
-		RedisKind processKind = (kind == RedisKind.BUNDLED_6_2 || kind == RedisKind.PATH_BINARY) ? kind : RedisKind.ANY;
+		RedisKind processKind = processKind(kind);
 		return chosen(
 				RedisCluster.start((arguments) -> startProcess(processKind, arguments), masters, replicasPerMaster),
 				"cluster of redis-server processes");
 	}
 
 	/**
-	 * A master, a replica and three Sentinels of this caller's own, from the
-	 * {@code redis-server} on the {@code PATH} (which runs Sentinels with
-	 * {@code --sentinel}).
+	 * A master, a replica and three Sentinels of this caller's own, all
+	 * {@code redis-server} processes of one binary (a Sentinel is a {@code redis-server}
+	 * started with {@code --sentinel}).
+	 * @param kind {@link RedisKind#PATH_BINARY} or {@link RedisKind#BUNDLED_6_2}; any
+	 * other kind means the first of those two that is available
 	 * @return the group, with every Sentinel aware of the replica and of each other
-	 * @throws RedisUnavailableException if there is no {@code redis-server} on the
-	 * {@code PATH}
+	 * @throws RedisUnavailableException if there is no binary of that kind here
 	 */
-	public RedisSentinels startSentinels() {
-		Path binary = this.binaries.onPath()
-			.orElseThrow(() -> new RedisUnavailableException("No redis-server on PATH to run Sentinels with"));
-		return chosen(RedisSentinels.start((config, arguments) -> RedisProcess.start(RedisKind.PATH_BINARY, binary,
-				this.pidFiles, config, arguments, null)), "Sentinels of redis-server processes");
+	public RedisSentinels startSentinels(RedisKind kind) {
+		Binary binary = binary(processKind(kind), new ArrayList<>());
+		return chosen(
+				RedisSentinels.start((config, arguments) -> RedisProcess.start(binary.kind(), binary.path(),
+						this.pidFiles, config, arguments, null)),
+				"Sentinels of redis-server processes, " + binary.reason());
 	}
 
 	private RedisProcess startProcess(RedisKind kind, List<String> extraArguments, List<String> passedOver) {
@@ -202,11 +212,18 @@ public final class RedisServers {
 
 	private RedisProcess startProcess(RedisKind kind, List<String> extraArguments, List<String> passedOver,
 			@Nullable TestCertificates certificates) {
+		Binary binary = binary(kind, passedOver);
+		return chosen(
+				RedisProcess.start(binary.kind(), binary.path(), this.pidFiles, null, extraArguments, certificates),
+				binary.reason());
+	}
+
+	private Binary binary(RedisKind kind, List<String> passedOver) {
 		if (kind == RedisKind.ANY || kind == RedisKind.PATH_BINARY) {
 			Optional<Path> binary = this.binaries.onPath();
 			if (binary.isPresent()) {
-				return chosen(RedisProcess.start(RedisKind.PATH_BINARY, binary.get(), this.pidFiles, null,
-						extraArguments, certificates), withPassedOver("redis-server found on PATH", passedOver));
+				return new Binary(RedisKind.PATH_BINARY, binary.get(),
+						withPassedOver("redis-server found on PATH", passedOver));
 			}
 			if (kind == RedisKind.PATH_BINARY) {
 				throw new RedisUnavailableException("No redis-server on PATH");
@@ -216,15 +233,40 @@ public final class RedisServers {
 		if (kind == RedisKind.ANY || kind == RedisKind.BUNDLED_6_2) {
 			Optional<Path> binary = this.binaries.bundled();
 			if (binary.isPresent()) {
-				return chosen(
-						RedisProcess.start(RedisKind.BUNDLED_6_2, binary.get(), this.pidFiles, null, extraArguments,
-								certificates),
+				return new Binary(RedisKind.BUNDLED_6_2, binary.get(),
 						withPassedOver("Redis 6.2 binary from com.github.codemonstur:embedded-redis", passedOver));
 			}
 			passedOver.add("embedded-redis has no binary for " + System.getProperty("os.name") + "/"
 					+ System.getProperty("os.arch"));
 		}
 		throw new RedisUnavailableException("No Redis available: " + String.join("; ", passedOver));
+	}
+
+	/**
+	 * The kind of {@code redis-server} process to start for {@code kind}: a URL or a
+	 * container cannot give a process of this caller's own, so those mean any binary.
+	 */
+	static RedisKind processKind(RedisKind kind) {
+		return (kind == RedisKind.BUNDLED_6_2 || kind == RedisKind.PATH_BINARY) ? kind : RedisKind.ANY;
+	}
+
+	/**
+	 * Append a line saying which Redis a test class got to {@value #USED_FILE} in the
+	 * pidfile directory, for CI to report the versions a run really used.
+	 * @param server the server
+	 * @param user the test class
+	 */
+	void recordUse(RedisServer server, String user) {
+		String line = "redis_version=" + server.version() + " kind=" + server.kind() + " class=" + user + "\n";
+		try {
+			// One small append per line: test JVMs running at once do not interleave
+			// within a line.
+			Files.writeString(this.pidFiles.directory().resolve(USED_FILE), line, StandardOpenOption.CREATE,
+					StandardOpenOption.APPEND);
+		}
+		catch (IOException ex) {
+			logger.warn("Could not record the Redis used by " + user + ": " + ex.getMessage());
+		}
 	}
 
 	/**
@@ -266,6 +308,10 @@ public final class RedisServers {
 	private static <S extends RedisServer> S chosen(S server, String reason) {
 		logger.info("Using " + server.describe() + " (" + reason + ")");
 		return server;
+	}
+
+	private record Binary(RedisKind kind, Path path, String reason) {
+
 	}
 
 }

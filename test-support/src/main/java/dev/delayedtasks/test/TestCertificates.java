@@ -50,7 +50,8 @@ public final class TestCertificates {
 	 * Make a CA and a server certificate in {@code directory}.
 	 * @param directory where the PEM files go, created when missing
 	 * @return the certificates
-	 * @throws RedisUnavailableException if {@code openssl} is missing or fails
+	 * @throws RedisUnavailableException if {@code openssl} is missing
+	 * @throws RedisStartFailedException if {@code openssl} fails
 	 */
 	public static TestCertificates create(Path directory) {
 		TestCertificates certificates = new TestCertificates(directory);
@@ -61,7 +62,7 @@ public final class TestCertificates {
 							+ "keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n");
 		}
 		catch (IOException ex) {
-			throw new RedisUnavailableException("Could not prepare " + directory + ": " + ex.getMessage(), ex);
+			throw new RedisStartFailedException("Could not prepare " + directory + ": " + ex.getMessage(), ex);
 		}
 		openssl(directory, "req", "-x509", "-new", "-nodes", "-newkey", EC_KEY, "-pkeyopt", P256, "-keyout", "ca.key",
 				"-out", "ca.crt", "-days", DAYS, "-subj", "/CN=delayed-tasks test CA", "-addext",
@@ -88,16 +89,16 @@ public final class TestCertificates {
 			String text = new String(output.readAllBytes(), StandardCharsets.UTF_8);
 			if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
 				process.destroyForcibly();
-				throw new RedisUnavailableException("openssl " + arguments[0] + " failed: " + text.strip());
+				throw new RedisStartFailedException("openssl " + arguments[0] + " failed: " + text.strip());
 			}
 		}
 		catch (IOException ex) {
-			throw new RedisUnavailableException("openssl " + arguments[0] + " failed: " + ex.getMessage(), ex);
+			throw new RedisStartFailedException("openssl " + arguments[0] + " failed: " + ex.getMessage(), ex);
 		}
 		catch (InterruptedException ex) {
 			process.destroyForcibly();
 			Thread.currentThread().interrupt();
-			throw new RedisUnavailableException("Interrupted while running openssl", ex);
+			throw new RedisStartFailedException("Interrupted while running openssl", ex);
 		}
 	}
 

@@ -28,23 +28,26 @@ public @interface WithRedis {
 	/**
 	 * The kind of server. {@link RedisKind#ANY} also honours the
 	 * {@code delayed-tasks.test.redis.kind} system property, which CI uses to rerun tests
-	 * on Redis 6.2. A kind that is not available here skips the class.
+	 * on Redis 6.2 (for a private, TLS, cluster or Sentinel class only when it names a
+	 * binary). A kind that is not available here skips each test of the class with the
+	 * missing prerequisite; a server that was started but does not work fails it.
 	 * @return the kind
 	 */
 	RedisKind kind() default RedisKind.ANY;
 
 	/**
-	 * Whether the class gets a server of its own, started for it and stopped after it;
-	 * never the shared URL. Tests that restart, flush, pause or reconfigure Redis must
-	 * ask for one.
+	 * Whether the class gets a server of its own, started for it and stopped after it:
+	 * always a {@code redis-server} process of this JVM's own ({@link RedisProcess}),
+	 * never a container or the shared URL. Tests that restart, flush, pause or
+	 * reconfigure Redis must ask for one.
 	 * @return whether the server is private
 	 */
 	boolean privateServer() default false;
 
 	/**
 	 * Further {@code redis-server} arguments for a {@link #privateServer() private}
-	 * server, for example {@code {"--appendonly", "yes"}}. A private server with
-	 * arguments is always a process of this JVM's own, never a container.
+	 * server, for example {@code {"--appendonly", "yes"}}. Arguments the server refuses
+	 * fail the class with the server's log.
 	 * @return the arguments
 	 */
 	String[] arguments() default {};
@@ -75,7 +78,8 @@ public @interface WithRedis {
 
 	/**
 	 * Whether the class gets a master, a replica and three Sentinels of its own (always
-	 * private), reachable through {@link TestRedis#sentinels()}.
+	 * private {@code redis-server} processes, from the {@code PATH} or else the bundled
+	 * binary), reachable through {@link TestRedis#sentinels()}.
 	 * @return whether to start Sentinels
 	 */
 	boolean sentinel() default false;

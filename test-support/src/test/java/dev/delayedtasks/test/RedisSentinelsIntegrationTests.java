@@ -2,11 +2,13 @@ package dev.delayedtasks.test;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class RedisSentinelsIntegrationTests {
 
@@ -16,7 +18,7 @@ class RedisSentinelsIntegrationTests {
 	@Test
 	void startsAMasterAReplicaAndThreeSentinelsFailsOverAndStopsEveryProcess() {
 		RedisServers servers = new RedisServers(System.getenv(), new PidFiles(this.directory));
-		RedisSentinels sentinels = servers.startSentinels();
+		RedisSentinels sentinels = servers.startSentinels(RedisKind.ANY);
 		List<RedisProcess> all = new java.util.ArrayList<>(sentinels.dataNodes());
 		all.addAll(sentinels.sentinels());
 		try {
@@ -36,6 +38,20 @@ class RedisSentinelsIntegrationTests {
 		for (RedisProcess node : all) {
 			assertThat(node.process().isAlive()).isFalse();
 			assertThat(this.directory.resolve("redis-" + node.port() + ".pid")).doesNotExist();
+		}
+	}
+
+	@Test
+	void withoutRedisOnThePathRunsTheSentinelsFromTheBundledBinary() {
+		assumeTrue(RedisBinaries.bundledResourceName() != null, "embedded-redis has no binary for this platform");
+		RedisServers servers = new RedisServers(Map.of("PATH", this.directory.toString()),
+				new PidFiles(this.directory));
+		try (RedisSentinels sentinels = servers.startSentinels(RedisKind.ANY)) {
+			assertThat(sentinels.kind()).isEqualTo(RedisKind.BUNDLED_6_2);
+			assertThat(sentinels.version()).startsWith("6.2.");
+			assertThat(sentinels.sentinels())
+				.allSatisfy((sentinel) -> assertThat(sentinel.kind()).isEqualTo(RedisKind.BUNDLED_6_2));
+			assertThat(sentinels.master()).isSameAs(sentinels.dataNodes().get(0));
 		}
 	}
 

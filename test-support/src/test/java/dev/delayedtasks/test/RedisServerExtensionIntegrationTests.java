@@ -1,5 +1,7 @@
 package dev.delayedtasks.test;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -12,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Events;
 
@@ -41,12 +44,37 @@ class RedisServerExtensionIntegrationTests {
 	}
 
 	@Test
+	void recordsTheVersionAndKindOfTheRedisEachClassGotForCi() throws Exception {
+		run(WritesKeys.class).assertStatistics((stats) -> stats.succeeded(1));
+		TestRedis redis = seen.get("WritesKeys");
+		Path used = PidFiles.inTarget().directory().resolve(RedisServers.USED_FILE);
+		assertThat(Files.readAllLines(used)).contains("redis_version=" + redis.version() + " kind="
+				+ redis.server().kind() + " class=" + WritesKeys.class.getName());
+	}
+
+	@Test
 	void stopsAPrivateServerAfterItsClassEvenWhenATestFails() {
 		Events events = run(FailsOnPrivateServer.class);
 		events.assertStatistics((stats) -> stats.failed(1));
 		TestRedis redis = seen.get("FailsOnPrivateServer");
-		assertThat(redis.server().kind()).isNotEqualTo(RedisKind.URL);
+		assertThat(redis.server()).isInstanceOf(RedisProcess.class);
 		assertThat(RedisProcess.ping(redis.port())).isFalse();
+	}
+
+	@Test
+	void failsRatherThanSkipsAClassWhoseServerExitsAtStartAndShowsTheServersLog() {
+		Events containers = EngineTestKit.engine("junit-jupiter")
+			.selectors(selectClass(StartsWithABadArgument.class))
+			.execute()
+			.containerEvents();
+		assertThat(containers.aborted().count()).as("aborted (skipped) containers").isZero();
+		assertThat(containers.failed().list()).singleElement()
+			.satisfies((event) -> assertThat(event.getPayload(TestExecutionResult.class)
+				.flatMap(TestExecutionResult::getThrowable)
+				.orElseThrow()).isInstanceOf(RedisStartFailedException.class)
+				.hasMessageContaining("redis-server exited")
+				.hasMessageContaining("no-such-directive"));
+		assertThat(seen).doesNotContainKey("StartsWithABadArgument");
 	}
 
 	@Test
@@ -66,17 +94,27 @@ class RedisServerExtensionIntegrationTests {
 		Events events = run(NeedsUrl.class);
 		if (servers.url().isEmpty() && System.getenv(RedisServers.URL_VARIABLE) == null) {
 			events.assertStatistics((stats) -> stats.succeeded(0));
+			// Each test is skipped, not the class as a whole: Surefire and Failsafe
+			// report a class aborted as a whole as no tests at all.
+			assertThat(events.aborted().list()).hasSize(2)
+				.allSatisfy((event) -> assertThat(event.getPayload(TestExecutionResult.class)
+					.flatMap(TestExecutionResult::getThrowable)
+					.map(Throwable::getMessage)
+					.orElse("")).contains(RedisServers.URL_VARIABLE).doesNotContain("\n"));
 			assertThat(EngineTestKit.engine("junit-jupiter")
 				.selectors(selectClass(NeedsUrl.class))
 				.execute()
 				.containerEvents()
 				.aborted()
-				.list())
-				.singleElement()
-				.satisfies((event) -> assertThat(event.getPayload(org.junit.platform.engine.TestExecutionResult.class)
-					.flatMap(org.junit.platform.engine.TestExecutionResult::getThrowable)
-					.map(Throwable::getMessage)
-					.orElse("")).contains(RedisServers.URL_VARIABLE));
+				.list()).isEmpty();
+		}
+	}
+
+	@Test
+	void skipsEachTestOfAClassThatTakesItsRedisInItsConstructorWhenTheKindIsNotAvailable() {
+		Events events = run(NeedsUrlInConstructor.class);
+		if (System.getenv(RedisServers.URL_VARIABLE) == null) {
+			events.assertStatistics((stats) -> stats.aborted(1).failed(0).succeeded(0));
 		}
 	}
 
@@ -170,12 +208,40 @@ class RedisServerExtensionIntegrationTests {
 
 	}
 
+	@WithRedis(privateServer = true, arguments = { "--no-such-directive", "yes" })
+	static class StartsWithABadArgument {
+
+		@Test
+		void never(TestRedis redis) {
+			seen.put("StartsWithABadArgument", redis);
+		}
+
+	}
+
 	@WithRedis(kind = RedisKind.URL)
 	static class NeedsUrl {
 
 		@Test
 		void never(TestRedis redis) {
 			seen.put("NeedsUrl", redis);
+		}
+
+		@Test
+		void neverEither() {
+			throw new AssertionError("runs only with a Redis of kind URL");
+		}
+
+	}
+
+	@WithRedis(kind = RedisKind.URL)
+	static class NeedsUrlInConstructor {
+
+		NeedsUrlInConstructor(TestRedis redis) {
+			seen.put("NeedsUrlInConstructor", redis);
+		}
+
+		@Test
+		void never() {
 		}
 
 	}

@@ -73,6 +73,16 @@ class RedisServersIntegrationTests {
 	}
 
 	@Test
+	void aServerThatExitsAtStartFailsWithTheEndOfItsLog() {
+		RedisServers servers = new RedisServers(System.getenv(), new PidFiles(this.directory));
+		assertThatExceptionOfType(RedisStartFailedException.class)
+			.isThrownBy(() -> servers.startProcess(RedisKind.ANY, List.of("--no-such-directive", "yes")))
+			.withMessageContaining("redis-server exited with code 1")
+			.withMessageContaining("redis.log:\n")
+			.withMessageContaining("'no-such-directive \"yes\"'");
+	}
+
+	@Test
 	void aTlsServerIsNeverAContainerOrTheSharedUrl() {
 		RedisServers servers = new RedisServers(Map.of(), new PidFiles(this.directory));
 		assertThatExceptionOfType(RedisUnavailableException.class)
