@@ -40,8 +40,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * until its outcome is recorded in Redis or it is released ({@code concurrency +
  * max-claim}). So outcomes are written while the next tasks run, yet however fast
  * handlers fail, an instance never holds more than its concurrency plus one claim. The
- * heartbeat and the timer run on a thread of the queue's own: a Redis node that stalls
- * delays only the queues it holds.
+ * heartbeat and the timer each run on a thread of the queue's own: a Redis node that
+ * stalls delays only the queues it holds.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -93,6 +93,8 @@ final class QueueWorker implements HandlerContainer {
 
 	private @Nullable ScheduledExecutorService timerThread;
 
+	private @Nullable ScheduledExecutorService heartbeatThread;
+
 	private @Nullable ScheduledFuture<?> leaseCheck;
 
 	private String nonce = "";
@@ -128,8 +130,12 @@ final class QueueWorker implements HandlerContainer {
 		ScheduledExecutorService timerThread = Executors
 			.newSingleThreadScheduledExecutor(daemon("delayed-tasks-timer-" + this.endpoint.queue() + "-"));
 		this.timerThread = timerThread;
+		// Apart from the timer: a heartbeat never waits behind a promote call.
+		ScheduledExecutorService heartbeatThread = Executors
+			.newSingleThreadScheduledExecutor(daemon("delayed-tasks-heartbeat-" + this.endpoint.queue() + "-"));
+		this.heartbeatThread = heartbeatThread;
 		long beat = this.settings.heartbeatInterval().toMillis();
-		timerThread.scheduleAtFixedRate(this.heartbeat::beat, beat, beat, TimeUnit.MILLISECONDS);
+		heartbeatThread.scheduleAtFixedRate(this.heartbeat::beat, beat, beat, TimeUnit.MILLISECONDS);
 		// On the shared thread that never waits on Redis: a heartbeat stuck on a stalled
 		// node must not keep a handler running past its lease.
 		long check = Math.max(10, this.settings.leaseDuration().toMillis() / 10);
@@ -364,6 +370,9 @@ final class QueueWorker implements HandlerContainer {
 		}
 		if (this.timerThread != null) {
 			this.timerThread.shutdownNow();
+		}
+		if (this.heartbeatThread != null) {
+			this.heartbeatThread.shutdownNow();
 		}
 		// Stops heartbeating them: their leases run out on their own.
 		stillRunning.forEach(this.heartbeat::untrack);
