@@ -51,8 +51,11 @@ public interface HandlerContainer {
 	void start();
 
 	/**
-	 * Stop claiming, let running tasks finish within the shutdown timeout, and release
-	 * the rest so another instance runs them at once.
+	 * Stop claiming, release the claimed tasks whose handlers have not started, interrupt
+	 * the running handlers (at once, or late in the shutdown timeout without
+	 * {@code interrupt-on-shutdown}) and release the tasks of those that return within
+	 * the timeout without completing, so another instance runs them at once. A handler
+	 * still running at the end keeps its lease.
 	 */
 	void stop();
 
