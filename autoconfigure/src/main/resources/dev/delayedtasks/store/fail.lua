@@ -12,8 +12,9 @@
 --  10 e:<id> STRING  last error record 'reason\ntype\nmessage', or for a dead letter with a stack trace
 --                    '\30reason\ntype\ntrace\n\nmessage' (\30 = record separator; the trace has no blank line)
 --  11 u:<digest> STRING uniqueness slot (base..'u:' if none; the hash field u is what is released)
---   derived from ARGV base (same hash tag): t:/p:/e: keys of dead letters trimmed here (their ids are found inside
---   the script), u:<digest> STRING from the hash field u (the same key as KEYS[11] unless the data is inconsistent)
+--   derived from ARGV base (same hash tag): t:/p:/e:/u: keys of dead letters trimmed here (their ids are found
+--   inside the script), u:<digest> STRING from the hash field u (the same key as KEYS[11] unless the data is
+--   inconsistent)
 -- ARGV: 1 base, 2 id, 3 token, 4 retryDelayMs (-1 = dead-letter now), 5 deadReason (used when retryDelayMs = -1),
 --   6 exceptionType, 7 message (already truncated), 8 deadMaxCount (<= 0: no count limit),
 --   9 deadMaxAgeMs (<= 0: no age limit), 10 trimLimit, 11 fanoutBatch, 12 stackTrace (bounded, without blank
@@ -42,6 +43,7 @@ end
 --- @include "releaseUnique"
 --- @include "deleteTask"
 --- @include "fanout"
+--- @include "trimDead"
 
 local r = pread('HMGET', tk, 'k', 'a', 'm', 'cr', 'u', 'f', 'x')
 if r.err then
@@ -92,24 +94,7 @@ if delay == -1 or a >= m then
   releaseUnique(id, r[5])
   redis.call('HINCRBY', stats, 'dead', 1)
 
-  -- Keep the dead set bounded: oldest first by age, then by count, each step at most trimLimit entries.
-  local purged = 0
-  local function drop(x)
-    local xk = base .. 't:' .. x
-    local s = pread('HGET', xk, 's')
-    -- A dead entry whose id now names a live task is stale: drop the entry, keep the task.
-    if s ~= 'S' and s ~= 'R' and s ~= 'A' then deleteTask(x) end
-    redis.call('ZREM', dead, x)
-    purged = purged + 1
-  end
-  if maxAge > 0 and trimLimit > 0 then
-    for _, x in ipairs(redis.call('ZRANGEBYSCORE', dead, '-inf', now - maxAge, 'LIMIT', 0, trimLimit)) do drop(x) end
-  end
-  local excess = maxCount > 0 and redis.call('ZCARD', dead) - maxCount or 0
-  if excess > 0 and trimLimit > 0 then
-    for _, x in ipairs(redis.call('ZRANGE', dead, 0, math.min(excess, trimLimit) - 1)) do drop(x) end
-  end
-  if purged > 0 then redis.call('HINCRBY', stats, 'purged', purged) end
+  trimDead(trimLimit, maxAge, maxCount)
   return {now, 'D', -1}
 end
 

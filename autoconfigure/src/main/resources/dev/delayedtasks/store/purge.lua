@@ -21,37 +21,17 @@ if not (#KEYS == 2 and base and (mode == 'all' or mode == 'trim') and limit and 
   return redis.error_reply('ERR purge: bad KEYS/ARGV')
 end
 
---- @include "releaseUnique"
---- @include "deleteTask"
+--- @include "trimDead"
 
 local deleted = 0
-local function drop(id)
-  local tk = base .. 't:' .. id
-  local r = pread('HMGET', tk, 's', 'u')
-  local s = not r.err and r[1]
-  -- A dead entry whose id now names a live task is stale: drop the entry, keep the task.
-  if s ~= 'S' and s ~= 'R' and s ~= 'A' then
-    if not r.err then releaseUnique(id, r[2]) end
-    deleteTask(id)
+if mode == 'trim' then
+  deleted = trimDead(limit, maxAge, maxCount)
+elseif limit > 0 then
+  for _, id in ipairs(redis.call('ZRANGE', dead, 0, limit - 1)) do
+    dropDead(id)
+    deleted = deleted + 1
   end
-  redis.call('ZREM', dead, id)
-  deleted = deleted + 1
+  if deleted > 0 then redis.call('HINCRBY', stats, 'purged', deleted) end
 end
 
-if limit > 0 then
-  if mode == 'all' then
-    for _, id in ipairs(redis.call('ZRANGE', dead, 0, limit - 1)) do drop(id) end
-  else
-    if maxAge > 0 then
-      for _, id in ipairs(redis.call('ZRANGEBYSCORE', dead, '-inf', now - maxAge, 'LIMIT', 0, limit)) do drop(id) end
-    end
-    local excess = maxCount > 0 and redis.call('ZCARD', dead) - maxCount or 0
-    local room = limit - deleted
-    if excess > 0 and room > 0 then
-      for _, id in ipairs(redis.call('ZRANGE', dead, 0, math.min(excess, room) - 1)) do drop(id) end
-    end
-  end
-end
-
-if deleted > 0 then redis.call('HINCRBY', stats, 'purged', deleted) end
 return {now, deleted, redis.call('ZCARD', dead)}
