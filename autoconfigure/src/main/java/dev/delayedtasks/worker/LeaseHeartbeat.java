@@ -65,14 +65,6 @@ final class LeaseHeartbeat {
 	}
 
 	/**
-	 * How many tasks this instance holds for the queue.
-	 * @return the count
-	 */
-	int held() {
-		return this.runs.size();
-	}
-
-	/**
 	 * Interrupt the handlers whose lease ran out locally. Never talks to Redis, so it
 	 * works while a heartbeat call hangs on a stalled node.
 	 */

@@ -170,13 +170,10 @@ final class QueueWorker implements HandlerContainer {
 		while (this.started) {
 			String claimNonce = null;
 			try {
-				if (!awaitPermitAndHold()) {
+				int wanted = claimable();
+				if (wanted == 0) {
 					continue;
 				}
-				int wanted = Math.min(Math.min(this.permits.availablePermits(), this.holds.availablePermits()) + 1,
-						this.settings.maxClaim());
-				this.permits.release();
-				this.holds.release();
 				if (!lostClaims.isEmpty()) {
 					recover(lostClaims);
 				}
@@ -245,21 +242,27 @@ final class QueueWorker implements HandlerContainer {
 
 	/**
 	 * Wait up to the block timeout for a free permit and a free hold.
-	 * @return whether both were acquired
+	 * @return how many tasks a claim may lease now, 0 when the wait ended without both
 	 */
-	private boolean awaitPermitAndHold() throws InterruptedException {
+	private int claimable() throws InterruptedException {
 		long block = this.settings.blockTimeout().toMillis();
 		this.idle = true;
 		try {
 			if (!this.permits.tryAcquire(block, TimeUnit.MILLISECONDS)) {
-				return false;
+				return 0;
 			}
-			if (!this.holds.tryAcquire(block, TimeUnit.MILLISECONDS)) {
-				// Outcomes wait to be written: claim again once they are.
+			try {
+				if (!this.holds.tryAcquire(block, TimeUnit.MILLISECONDS)) {
+					// Outcomes wait to be written: claim again once they are.
+					return 0;
+				}
+				int free = Math.min(this.permits.availablePermits(), this.holds.availablePermits()) + 1;
+				this.holds.release();
+				return Math.min(free, this.settings.maxClaim());
+			}
+			finally {
 				this.permits.release();
-				return false;
 			}
-			return true;
 		}
 		finally {
 			this.idle = false;
