@@ -4,6 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.store.Lease;
@@ -11,6 +15,9 @@ import dev.delayedtasks.store.TaskStore;
 import dev.delayedtasks.store.TaskStore.ExtendOutcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Extends the leases of a queue's running tasks in one batch every third of the lease. A
@@ -31,6 +38,14 @@ final class LeaseHeartbeat {
 
 	private final long leaseNanos;
 
+	private final long beatMillis;
+
+	private final long checkMillis;
+
+	private @Nullable ScheduledExecutorService thread;
+
+	private @Nullable ScheduledFuture<?> localCheck;
+
 	private final Map<String, ActiveRun> runs = new ConcurrentHashMap<>();
 
 	LeaseHeartbeat(String queue, TaskStore store, WorkerSettings settings) {
@@ -39,6 +54,39 @@ final class LeaseHeartbeat {
 		// Keep a safety margin below the real lease: the local clock starts after
 		// Redis's.
 		this.leaseNanos = settings.leaseDuration().toNanos() * 9 / 10;
+		this.beatMillis = settings.heartbeatInterval().toMillis();
+		this.checkMillis = Math.max(10, settings.leaseDuration().toMillis() / 10);
+	}
+
+	/**
+	 * Start beating on a thread of this queue's own, apart from its timer, so a heartbeat
+	 * never waits behind a promote call or another queue's Redis node.
+	 * @param timeouts the shared thread that never waits on Redis: the local lease check
+	 * runs there, so a heartbeat stuck on a stalled node cannot keep a handler running
+	 * past its lease
+	 */
+	synchronized void start(ScheduledExecutorService timeouts) {
+		CustomizableThreadFactory threads = new CustomizableThreadFactory(
+				"delayed-tasks-heartbeat-" + this.queue + "-");
+		threads.setDaemon(true);
+		ScheduledExecutorService beats = Executors.newSingleThreadScheduledExecutor(threads);
+		beats.scheduleAtFixedRate(this::beat, this.beatMillis, this.beatMillis, TimeUnit.MILLISECONDS);
+		this.thread = beats;
+		this.localCheck = timeouts.scheduleAtFixedRate(this::checkLocalLeases, this.checkMillis, this.checkMillis,
+				TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * Stop beating: the leases still held run out on their own.
+	 */
+	synchronized void stop() {
+		if (this.localCheck != null) {
+			this.localCheck.cancel(false);
+		}
+		if (this.thread != null) {
+			this.thread.shutdownNow();
+			this.thread = null;
+		}
 	}
 
 	/**

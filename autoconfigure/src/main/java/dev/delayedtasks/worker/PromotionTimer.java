@@ -2,6 +2,7 @@ package dev.delayedtasks.worker;
 
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -15,6 +16,8 @@ import dev.delayedtasks.worker.BlockingConnections.BlockingConnection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * The timer of one queue partition. The instance that holds the partition's timer lease
@@ -76,15 +79,17 @@ final class PromotionTimer {
 	}
 
 	/**
-	 * Start contending for the timer.
-	 * @param scheduler the queue's own timer thread: a stalled Redis node delays only the
-	 * timers of the queues it holds
+	 * Start contending for the timer, on a thread of this queue's own: a stalled Redis
+	 * node delays only the timers of the queues it holds.
 	 */
-	synchronized void start(ScheduledExecutorService scheduler) {
+	synchronized void start() {
 		if (this.running) {
 			return;
 		}
 		this.running = true;
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayed-tasks-timer-" + this.queue + "-");
+		threads.setDaemon(true);
+		ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(threads);
 		this.scheduler = scheduler;
 		this.armed = scheduler.schedule(this::tick, 0, TimeUnit.MILLISECONDS);
 		Thread reader = new Thread(this::readTicks, "delayed-tasks-tick-" + this.queue);
@@ -128,6 +133,7 @@ final class PromotionTimer {
 		catch (ExecutionException | TimeoutException ex) {
 			logger.debug("Could not resign the timer of queue '" + this.queue + "': " + ex.getMessage());
 		}
+		timerThread().shutdownNow();
 	}
 
 	private void resign() {

@@ -10,7 +10,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -91,12 +90,6 @@ final class QueueWorker implements HandlerContainer {
 
 	private @Nullable Executor executor;
 
-	private @Nullable ScheduledExecutorService timerThread;
-
-	private @Nullable ScheduledExecutorService heartbeatThread;
-
-	private @Nullable ScheduledFuture<?> leaseCheck;
-
 	private String nonce = "";
 
 	QueueWorker(HandlerEndpoint endpoint, WorkerServices services) {
@@ -127,21 +120,8 @@ final class QueueWorker implements HandlerContainer {
 				: Executors.newFixedThreadPool(this.endpoint.concurrency(),
 						new CustomizableThreadFactory("delayed-tasks-" + this.endpoint.queue() + "-"));
 		this.completions.start();
-		ScheduledExecutorService timerThread = Executors
-			.newSingleThreadScheduledExecutor(daemon("delayed-tasks-timer-" + this.endpoint.queue() + "-"));
-		this.timerThread = timerThread;
-		// Apart from the timer: a heartbeat never waits behind a promote call.
-		ScheduledExecutorService heartbeatThread = Executors
-			.newSingleThreadScheduledExecutor(daemon("delayed-tasks-heartbeat-" + this.endpoint.queue() + "-"));
-		this.heartbeatThread = heartbeatThread;
-		long beat = this.settings.heartbeatInterval().toMillis();
-		heartbeatThread.scheduleAtFixedRate(this.heartbeat::beat, beat, beat, TimeUnit.MILLISECONDS);
-		// On the shared thread that never waits on Redis: a heartbeat stuck on a stalled
-		// node must not keep a handler running past its lease.
-		long check = Math.max(10, this.settings.leaseDuration().toMillis() / 10);
-		this.leaseCheck = this.timeouts.scheduleAtFixedRate(this.heartbeat::checkLocalLeases, check, check,
-				TimeUnit.MILLISECONDS);
-		this.timer.start(timerThread);
+		this.heartbeat.start(this.timeouts);
+		this.timer.start();
 		Thread thread = new Thread(this::dispatch, "delayed-tasks-dispatcher-" + this.endpoint.queue());
 		// Not a daemon: like a message listener container, a running handler keeps a
 		// worker-only application (no web server) alive until the context is closed.
@@ -368,16 +348,7 @@ final class QueueWorker implements HandlerContainer {
 					+ stillRunning.stream().map((run) -> run.lease().id().value()).toList());
 		}
 		this.completions.stop(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())).plusSeconds(1));
-		if (this.leaseCheck != null) {
-			this.leaseCheck.cancel(false);
-		}
-		if (this.timerThread != null) {
-			this.timerThread.shutdownNow();
-		}
-		if (this.heartbeatThread != null) {
-			this.heartbeatThread.shutdownNow();
-		}
-		// Stops heartbeating them: their leases run out on their own.
+		this.heartbeat.stop();
 		stillRunning.forEach(this.heartbeat::untrack);
 		if (this.executor instanceof ExecutorService pool) {
 			pool.shutdown();
@@ -431,12 +402,6 @@ final class QueueWorker implements HandlerContainer {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-	}
-
-	private static CustomizableThreadFactory daemon(String prefix) {
-		CustomizableThreadFactory factory = new CustomizableThreadFactory(prefix);
-		factory.setDaemon(true);
-		return factory;
 	}
 
 	@Override
