@@ -1,16 +1,11 @@
 package dev.delayedtasks.autoconfigure;
 
 import java.util.OptionalInt;
-import java.util.Set;
-import java.util.function.Supplier;
-import java.util.stream.Collectors;
 import java.util.function.ToIntFunction;
 
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
-import dev.delayedtasks.actuate.CorruptDataReporter;
-import dev.delayedtasks.actuate.QueueSnapshots;
 import dev.delayedtasks.observation.ScheduleObservationConvention;
 import dev.delayedtasks.store.DeadLetterRetention;
 import dev.delayedtasks.store.EvictionPolicyCheck;
@@ -26,7 +21,6 @@ import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
 import dev.delayedtasks.store.TopologyRefreshCheck;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
-import dev.delayedtasks.worker.HandlerEndpoint;
 import dev.delayedtasks.worker.Listeners;
 import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
@@ -66,12 +60,8 @@ public final class DelayedTasksAutoConfiguration {
 	@ConditionalOnMissingBean
 	StoreSettings delayedTasksStoreSettings(DelayedTasksProperties properties) {
 		DelayedTasksProperties.Worker worker = properties.worker();
-		StoreSettings defaults = StoreSettings.defaults(properties.keyPrefix(), worker.leaseDuration(),
-				worker.reapGrace());
-		return new StoreSettings(defaults.keyPrefix(), defaults.leaseDuration(), defaults.reapGrace(),
-				worker.maxDeliveries(), defaults.promoteLimit(), defaults.reapLimit(), defaults.fanoutBatch(),
-				defaults.claimByteBudget(), properties.deadLetter().retention(), properties.deadLetter().maxCount(),
-				defaults.trimLimit(), defaults.tombstoneTtl());
+		return StoreSettings.of(properties.keyPrefix(), worker.leaseDuration(), worker.reapGrace(),
+				worker.maxDeliveries(), properties.deadLetter().retention(), properties.deadLetter().maxCount());
 	}
 
 	@Bean
@@ -142,21 +132,6 @@ public final class DelayedTasksAutoConfiguration {
 	@ConditionalOnMissingBean
 	RedisQueueStats delayedTasksQueueStats(StoreScripts scripts, StoreSettings settings) {
 		return new RedisQueueStats(scripts, settings);
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	QueueSnapshots delayedTasksQueueSnapshots(RedisQueueStats stats, QueueIndex index,
-			ObjectProvider<DelayedTaskHandlerRegistry> handlers, DelayedTasksProperties properties) {
-		Supplier<Set<String>> localQueues = () -> {
-			DelayedTaskHandlerRegistry registry = handlers.getIfAvailable();
-			return (registry != null)
-					? registry.getEndpoints().stream().map(HandlerEndpoint::queue).collect(Collectors.toSet())
-					: Set.of();
-		};
-		QueueSnapshots snapshots = new QueueSnapshots(stats, index, localQueues, properties.snapshotInterval());
-		snapshots.onRefresh(new CorruptDataReporter());
-		return snapshots;
 	}
 
 	@Bean

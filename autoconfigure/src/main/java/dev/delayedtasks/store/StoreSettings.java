@@ -37,16 +37,38 @@ public record StoreSettings(String keyPrefix, Duration leaseDuration, Duration r
 		Names.checkKeyPrefix(keyPrefix);
 	}
 
+	/** Most due tasks one promotion moves to ready. */
+	public static final int PROMOTE_LIMIT = 500;
+
+	/** Most expired leases one script reaps. */
+	public static final int REAP_LIMIT = 100;
+
+	/** Ready tasks per wake token. */
+	public static final int FANOUT_BATCH = 16;
+
+	/** Payload bytes after which a claim stops adding tasks to its reply. */
+	public static final long CLAIM_BYTE_BUDGET = 1024 * 1024;
+
+	/** Most dead letters one script deletes. */
+	public static final int TRIM_LIMIT = 100;
+
+	/** How long a cancelled ready task's marker lives. */
+	public static final Duration TOMBSTONE_TTL = Duration.ofDays(1);
+
 	/**
-	 * The canonical defaults with the given key prefix and lease.
+	 * Settings with the given configured values and the scripts' fixed batch limits.
 	 * @param keyPrefix the key prefix
 	 * @param leaseDuration the lease
 	 * @param reapGrace the grace after a lease deadline
+	 * @param maxDeliveries expired leases in a row after which a task is dead-lettered
+	 * @param deadLetterMaxAge age after which dead letters are deleted
+	 * @param deadLetterMaxCount dead letters kept per queue
 	 * @return the settings
 	 */
-	public static StoreSettings defaults(String keyPrefix, Duration leaseDuration, Duration reapGrace) {
-		return new StoreSettings(keyPrefix, leaseDuration, reapGrace, 10, 500, 100, 16, 1024 * 1024,
-				Duration.ofDays(14), 100_000, 100, Duration.ofDays(1));
+	public static StoreSettings of(String keyPrefix, Duration leaseDuration, Duration reapGrace, int maxDeliveries,
+			Duration deadLetterMaxAge, int deadLetterMaxCount) {
+		return new StoreSettings(keyPrefix, leaseDuration, reapGrace, maxDeliveries, PROMOTE_LIMIT, REAP_LIMIT,
+				FANOUT_BATCH, CLAIM_BYTE_BUDGET, deadLetterMaxAge, deadLetterMaxCount, TRIM_LIMIT, TOMBSTONE_TTL);
 	}
 
 	/**

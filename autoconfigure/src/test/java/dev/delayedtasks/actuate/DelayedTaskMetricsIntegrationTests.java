@@ -20,6 +20,7 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.autoconfigure.DelayedTasksSnapshotsAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksMetricsAutoConfiguration;
 import dev.delayedtasks.store.ClaimBatch;
 import dev.delayedtasks.store.Lease;
@@ -91,8 +92,8 @@ class DelayedTaskMetricsIntegrationTests {
 	private static ApplicationContextRunner runner(String url, String keyPrefix) {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class, MetricsAutoConfiguration.class,
-					DelayedTasksMetricsAutoConfiguration.class))
+					DelayedTasksAutoConfiguration.class, DelayedTasksSnapshotsAutoConfiguration.class,
+					MetricsAutoConfiguration.class, DelayedTasksMetricsAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.url=" + url, "delayed-tasks.key-prefix=" + keyPrefix,
 					"delayed-tasks.worker.lease-duration=2s", "delayed-tasks.worker.reap-grace=500ms",
 					"delayed-tasks.worker.timer-ttl=1s", "delayed-tasks.worker.shutdown-timeout=1s",
@@ -182,9 +183,9 @@ class DelayedTaskMetricsIntegrationTests {
 		String queue = "m-boot-observation";
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class, ObservationAutoConfiguration.class,
-					MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-					DelayedTasksMetricsAutoConfiguration.class))
+					DelayedTasksAutoConfiguration.class, DelayedTasksSnapshotsAutoConfiguration.class,
+					ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
+					SimpleMetricsExportAutoConfiguration.class, DelayedTasksMetricsAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.url=" + this.redis.url(),
 					"delayed-tasks.key-prefix=" + this.redis.keyPrefix(), "delayed-tasks.worker.lease-duration=2s",
 					"delayed-tasks.worker.reap-grace=500ms", "delayed-tasks.worker.timer-ttl=1s",

@@ -13,6 +13,7 @@ import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.autoconfigure.DelayedTasksSnapshotsAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksHealthContributorAutoConfiguration;
 import dev.delayedtasks.store.QueueStats;
 import dev.delayedtasks.store.RedisQueueStats;
@@ -72,7 +73,8 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 	private ApplicationContextRunner runner(String url) {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class, DelayedTasksHealthContributorAutoConfiguration.class))
+					DelayedTasksAutoConfiguration.class, DelayedTasksSnapshotsAutoConfiguration.class,
+					DelayedTasksHealthContributorAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.url=" + url, "delayed-tasks.key-prefix=" + this.redis.keyPrefix(),
 					"delayed-tasks.worker.lease-duration=2s", "delayed-tasks.worker.reap-grace=500ms",
 					"delayed-tasks.worker.timer-ttl=1s", "delayed-tasks.worker.shutdown-timeout=1s",

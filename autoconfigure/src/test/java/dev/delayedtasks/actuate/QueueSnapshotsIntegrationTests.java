@@ -8,12 +8,16 @@ import java.util.List;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.autoconfigure.DelayedTasksSnapshotsAutoConfiguration;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -36,7 +40,7 @@ class QueueSnapshotsIntegrationTests {
 	QueueSnapshotsIntegrationTests(TestRedis redis) {
 		this.runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class))
+					DelayedTasksAutoConfiguration.class, DelayedTasksSnapshotsAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.url=" + redis.url(), "delayed-tasks.key-prefix=" + redis.keyPrefix(),
 					"delayed-tasks.worker.enabled=false");
 	}
@@ -54,6 +58,21 @@ class QueueSnapshotsIntegrationTests {
 						&& snapshots.current().get("snap-new").ready() == 1);
 			assertThat(snapshots.refreshedAt()).isAfter(first);
 		});
+	}
+
+	@Test
+	void notCreatedWhenNeitherHealthNorMetricsReadThem() {
+		this.runner.withPropertyValues("management.health.delayedtasks.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(QueueSnapshots.class));
+		this.runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(QueueSnapshots.class));
+	}
+
+	@Test
+	void createdForMetricsWhenTheHealthIndicatorIsOff() {
+		this.runner.withPropertyValues("management.health.delayedtasks.enabled=false")
+			.withBean(SimpleMeterRegistry.class)
+			.run((context) -> assertThat(context).hasSingleBean(QueueSnapshots.class));
 	}
 
 	@Test

@@ -76,7 +76,7 @@ abstract class AbstractTaskMemoryIntegrationTests {
 	void aScheduledTaskWithAHundredBytePayloadCostsLessThanTheTargetBeyondIt() {
 		String queue = DOCUMENTED_QUEUE;
 		StoreFixture documented = new StoreFixture(this.testRedis,
-				StoreSettings.defaults(DOCUMENTED_PREFIX, StoreFixture.LEASE, StoreFixture.GRACE));
+				StoreFixture.settings(DOCUMENTED_PREFIX, StoreFixture.LEASE, StoreFixture.GRACE));
 		try {
 			Payload payload = new Payload("x".repeat(PAYLOAD_BYTES - "{\"text\":\"\"}".length()));
 			String body = documented.codec.envelope(queue, payload, Map.of());

@@ -246,7 +246,7 @@ class BadInputIntegrationTests {
 	void payloadOfExactly64KibIsAccepted() {
 		// its own key prefix, so that the other tests can still check that nothing was
 		// written under theirs
-		StoreSettings settings = StoreSettings.defaults(this.testRedis.keyPrefix() + "-limit", StoreFixture.LEASE,
+		StoreSettings settings = StoreFixture.settings(this.testRedis.keyPrefix() + "-limit", StoreFixture.LEASE,
 				StoreFixture.GRACE);
 		try (StoreFixture limit = new StoreFixture(this.testRedis, settings)) {
 			String text = "x".repeat(64 * 1024 - "{\"text\":\"\"}".length());
@@ -387,7 +387,7 @@ class BadInputIntegrationTests {
 			this.connectionFactory.afterPropertiesSet();
 			this.connectionFactory.start();
 			StringRedisTemplate redis = new StringRedisTemplate(this.connectionFactory);
-			StoreSettings settings = StoreSettings.defaults("dt", StoreFixture.LEASE, StoreFixture.GRACE);
+			StoreSettings settings = StoreFixture.settings("dt", StoreFixture.LEASE, StoreFixture.GRACE);
 			this.scheduler = new RedisDelayedTaskScheduler(new StoreScripts(redis), settings,
 					new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64)), new QueueIndex(redis, "dt"),
 					(queue) -> 4, 500, new DelayedTaskListener() {

@@ -168,7 +168,7 @@ class DeadLetterRetentionIntegrationTests {
 		away.start();
 		this.closeables.add(away::destroy);
 		StringRedisTemplate redis = new StringRedisTemplate(away);
-		StoreSettings settings = StoreSettings.defaults(this.testRedis.keyPrefix(), StoreFixture.LEASE,
+		StoreSettings settings = StoreFixture.settings(this.testRedis.keyPrefix(), StoreFixture.LEASE,
 				StoreFixture.GRACE);
 		DeadLetterRetention retention = new DeadLetterRetention(new RedisDeadLetters(new StoreScripts(redis), settings),
 				new QueueIndex(redis, settings.keyPrefix()), Duration.ofMinutes(1));

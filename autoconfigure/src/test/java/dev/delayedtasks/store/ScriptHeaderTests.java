@@ -263,7 +263,7 @@ class ScriptHeaderTests {
 
 	@Test
 	void theJavaCallersPassTheKeysEachHeaderDeclaresInItsOrder() {
-		StoreSettings settings = StoreSettings.defaults("dt", Duration.ofSeconds(2), Duration.ofMillis(500));
+		StoreSettings settings = StoreFixture.settings("dt", Duration.ofSeconds(2), Duration.ofMillis(500));
 		RecordingScripts recording = new RecordingScripts();
 		RedisTaskStore store = new RedisTaskStore(recording.scripts, settings);
 		RedisDelayedTaskScheduler scheduler = new RedisDelayedTaskScheduler(recording.scripts, settings,

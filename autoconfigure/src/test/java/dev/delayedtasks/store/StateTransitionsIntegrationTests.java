@@ -316,7 +316,7 @@ class StateTransitionsIntegrationTests {
 		PartitionProbe probe = probe("st-extend-gt");
 		this.fixture.scheduler.enqueue("st-extend-gt", new Greeting("long job"));
 		ClaimedTask task = this.fixture.store.claim("st-extend-gt", 1, "n1").tasks().get(0);
-		StoreSettings longLease = StoreSettings.defaults(this.testRedis.keyPrefix(), Duration.ofMinutes(10),
+		StoreSettings longLease = StoreFixture.settings(this.testRedis.keyPrefix(), Duration.ofMinutes(10),
 				StoreFixture.GRACE);
 		new RedisTaskStore(this.fixture.scripts, longLease).extend("st-extend-gt", List.of(task.lease()));
 		long pushed = probe.lease().get(task.id().value());

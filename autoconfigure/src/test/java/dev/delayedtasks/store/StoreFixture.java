@@ -5,9 +5,12 @@ import java.time.Duration;
 import java.util.Map;
 
 import dev.delayedtasks.DelayedTaskListener;
+import dev.delayedtasks.autoconfigure.DelayedTasksProperties;
 import dev.delayedtasks.test.TestRedis;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.unit.DataSize;
@@ -41,7 +44,7 @@ final class StoreFixture implements AutoCloseable {
 	final RedisDeadLetters deadLetters;
 
 	StoreFixture(TestRedis testRedis) {
-		this(testRedis, StoreSettings.defaults(testRedis.keyPrefix(), LEASE, GRACE));
+		this(testRedis, settings(testRedis.keyPrefix(), LEASE, GRACE));
 	}
 
 	StoreFixture(TestRedis testRedis, StoreSettings settings) {
@@ -59,6 +62,18 @@ final class StoreFixture implements AutoCloseable {
 				500, new DelayedTaskListener() {
 				}, ObservationRegistry.NOOP, null);
 		this.deadLetters = new RedisDeadLetters(this.scripts, settings);
+	}
+
+	/**
+	 * Settings with the given key prefix and lease and every other value as the
+	 * application's defaults: the defaults of {@link DelayedTasksProperties}, bound from
+	 * an empty configuration.
+	 */
+	static StoreSettings settings(String keyPrefix, Duration leaseDuration, Duration reapGrace) {
+		DelayedTasksProperties defaults = new Binder(new MapConfigurationPropertySource()).bindOrCreate("delayed-tasks",
+				DelayedTasksProperties.class);
+		return StoreSettings.of(keyPrefix, leaseDuration, reapGrace, defaults.worker().maxDeliveries(),
+				defaults.deadLetter().retention(), defaults.deadLetter().maxCount());
 	}
 
 	PartitionKeys keys(String queue) {

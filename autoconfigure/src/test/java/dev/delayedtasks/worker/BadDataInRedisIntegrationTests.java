@@ -18,6 +18,7 @@ import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.autoconfigure.DelayedTasksSnapshotsAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksMetricsAutoConfiguration;
 import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.store.StoreInvariantChecks;
@@ -73,8 +74,8 @@ class BadDataInRedisIntegrationTests {
 		this.redis = redis;
 		this.runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class, MetricsAutoConfiguration.class,
-					DelayedTasksMetricsAutoConfiguration.class))
+					DelayedTasksAutoConfiguration.class, DelayedTasksSnapshotsAutoConfiguration.class,
+					MetricsAutoConfiguration.class, DelayedTasksMetricsAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.url=" + redis.url(), "delayed-tasks.key-prefix=" + redis.keyPrefix(),
 					"delayed-tasks.worker.lease-duration=2s", "delayed-tasks.worker.reap-grace=500ms",
 					"delayed-tasks.worker.timer-ttl=1s", "delayed-tasks.worker.shutdown-timeout=1s",
