@@ -22,9 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.unit.DataSize;
 
@@ -124,32 +122,10 @@ class DelayedTasksAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void runWhenDisabledShouldNotProvideAnything() {
-		this.runner.withPropertyValues("delayed-tasks.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(DelayedTaskScheduler.class)
-				.doesNotHaveBean(TaskStore.class));
-	}
-
-	@Test
 	void runWithAUserSchedulerShouldBackOff() {
 		DelayedTaskScheduler mine = mock(DelayedTaskScheduler.class);
 		this.runner.withBean("myScheduler", DelayedTaskScheduler.class, () -> mine)
 			.run((context) -> assertThat(context.getBean(DelayedTaskScheduler.class)).isSameAs(mine));
-	}
-
-	@Test
-	void runWithoutSpringDataRedisShouldNotProvideAnything() {
-		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DelayedTasksAutoConfiguration.class))
-			.withClassLoader(new FilteredClassLoader(StringRedisTemplate.class))
-			.run((context) -> assertThat(context).doesNotHaveBean(DelayedTaskScheduler.class));
-	}
-
-	@Test
-	void runWithTwoConnectionFactoriesShouldNotGuess() {
-		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DelayedTasksAutoConfiguration.class))
-			.withBean("one", RedisConnectionFactory.class, () -> mock(RedisConnectionFactory.class))
-			.withBean("another", RedisConnectionFactory.class, () -> mock(RedisConnectionFactory.class))
-			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DelayedTaskScheduler.class));
 	}
 
 	@Test
