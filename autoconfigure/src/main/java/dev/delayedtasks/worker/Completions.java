@@ -207,7 +207,7 @@ final class Completions {
 				this.listeners.retried(run.context(), failure, due);
 			}
 			case DEAD -> {
-				String reason = (completion.decision().retryDelay() != null) ? "retries-exhausted"
+				String reason = (completion.decision().retryDelay() != null) ? FailureRouter.RETRIES_EXHAUSTED
 						: completion.decision().deadReason();
 				failureLogger
 					.warn("Task " + lease.id() + " of queue '" + this.queue + "' failed for good after attempt "

@@ -27,6 +27,12 @@ public final class FailureRouter {
 	/** Reason recorded for payloads that cannot be converted to the handler's type. */
 	public static final String UNREADABLE_PAYLOAD = "unreadable-payload";
 
+	/**
+	 * Reason that applies when a retry is refused because the task's attempts are used
+	 * up.
+	 */
+	public static final String RETRIES_EXHAUSTED = "retries-exhausted";
+
 	private static final int MAX_BACK_OFF_STEPS = 1000;
 
 	private final List<Class<? extends Throwable>> nonRetryable;
@@ -51,7 +57,10 @@ public final class FailureRouter {
 				|| !policy.shouldRetry(failure)) {
 			return TaskFailure.of(null, NON_RETRYABLE, failure);
 		}
-		return TaskFailure.of(backOff(policy, failedRuns + 1), NON_RETRYABLE, failure);
+		// Should the store find the task's attempts used up, it dead-letters it instead
+		// of
+		// retrying, and this is the reason that applies then.
+		return TaskFailure.of(backOff(policy, failedRuns + 1), RETRIES_EXHAUSTED, failure);
 	}
 
 	/**

@@ -182,7 +182,7 @@ final class TaskRunner {
 		catch (RuntimeException ex) {
 			logger.warn("Retry policy of handler " + this.endpoint.id() + " failed (" + ex + "); retrying task "
 					+ context.id() + " after " + FALLBACK_BACK_OFF);
-			return TaskFailure.of(FALLBACK_BACK_OFF, FailureRouter.NON_RETRYABLE, failure);
+			return TaskFailure.of(FALLBACK_BACK_OFF, FailureRouter.RETRIES_EXHAUSTED, failure);
 		}
 	}
 

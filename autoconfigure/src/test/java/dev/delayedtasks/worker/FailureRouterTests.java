@@ -37,6 +37,13 @@ class FailureRouterTests {
 	}
 
 	@Test
+	void aRetryCarriesRetriesExhaustedAsTheReasonForWhenTheStoreFindsTheAttemptsUsedUp() {
+		TaskFailure failure = new FailureRouter(List.of()).route(new IllegalStateException("boom"), 0, this.policy);
+		assertThat(failure.retryDelay()).isNotNull();
+		assertThat(failure.deadReason()).isEqualTo("retries-exhausted");
+	}
+
+	@Test
 	void backOffPastThePolicysRetriesRepeatsItsLastDelaySoTheStoredMaxAttemptsDecides() {
 		FailureRouter router = new FailureRouter(List.of());
 		assertThat(router.route(new IllegalStateException(), 5, this.policy).retryDelay())
