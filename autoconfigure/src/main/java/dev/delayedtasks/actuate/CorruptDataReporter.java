@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.store.QueueStats;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -31,8 +32,8 @@ public final class CorruptDataReporter implements Consumer<Map<String, QueueStat
 			// The first snapshot only learns the count: it may be old news.
 			if (before != null && corrupt > before) {
 				logger.warn((corrupt - before) + " task(s) of queue '" + stats.queue()
-						+ "' had unreadable data in Redis and were dead-lettered with reason 'corrupt'; "
-						+ "their dead letters say what was wrong");
+						+ "' had unreadable data in Redis and were dead-lettered with reason '"
+						+ FailureReason.CORRUPT.value() + "'; " + "their dead letters say what was wrong");
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package dev.delayedtasks.worker;
 import java.time.Duration;
 import java.util.List;
 
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.NonRetryableTaskException;
 import dev.delayedtasks.store.TaskFailure;
 
@@ -20,18 +21,6 @@ import org.springframework.util.backoff.BackOffExecution;
  * @since 0.1.0
  */
 public final class FailureRouter {
-
-	/** Reason recorded for failures that must not be retried. */
-	public static final String NON_RETRYABLE = "non-retryable";
-
-	/** Reason recorded for payloads that cannot be converted to the handler's type. */
-	public static final String UNREADABLE_PAYLOAD = "unreadable-payload";
-
-	/**
-	 * Reason that applies when a retry is refused because the task's attempts are used
-	 * up.
-	 */
-	public static final String RETRIES_EXHAUSTED = "retries-exhausted";
 
 	private static final int MAX_BACK_OFF_STEPS = 1000;
 
@@ -55,12 +44,12 @@ public final class FailureRouter {
 	public TaskFailure route(Throwable failure, int failedRuns, RetryPolicy policy) {
 		if (failure instanceof NonRetryableTaskException || isNonRetryableType(failure)
 				|| !policy.shouldRetry(failure)) {
-			return TaskFailure.of(null, NON_RETRYABLE, failure);
+			return TaskFailure.of(null, FailureReason.NON_RETRYABLE, failure);
 		}
 		// Should the store find the task's attempts used up, it dead-letters it instead
 		// of
 		// retrying, and this is the reason that applies then.
-		return TaskFailure.of(backOff(policy, failedRuns + 1), RETRIES_EXHAUSTED, failure);
+		return TaskFailure.of(backOff(policy, failedRuns + 1), FailureReason.RETRIES_EXHAUSTED, failure);
 	}
 
 	/**

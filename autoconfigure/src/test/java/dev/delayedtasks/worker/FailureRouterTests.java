@@ -4,6 +4,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.NonRetryableTaskException;
 import dev.delayedtasks.store.TaskFailure;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,7 @@ class FailureRouterTests {
 	void aRetryCarriesRetriesExhaustedAsTheReasonForWhenTheStoreFindsTheAttemptsUsedUp() {
 		TaskFailure failure = new FailureRouter(List.of()).route(new IllegalStateException("boom"), 0, this.policy);
 		assertThat(failure.retryDelay()).isNotNull();
-		assertThat(failure.deadReason()).isEqualTo("retries-exhausted");
+		assertThat(failure.deadReason()).isEqualTo(FailureReason.RETRIES_EXHAUSTED);
 	}
 
 	@Test
@@ -54,7 +55,7 @@ class FailureRouterTests {
 	void nonRetryableTaskExceptionIsDeadLetteredAtOnce() {
 		TaskFailure failure = new FailureRouter(List.of()).route(new NonRetryableTaskException("no"), 0, this.policy);
 		assertThat(failure.retryDelay()).isNull();
-		assertThat(failure.deadReason()).isEqualTo(FailureRouter.NON_RETRYABLE);
+		assertThat(failure.deadReason()).isEqualTo(FailureReason.NON_RETRYABLE);
 	}
 
 	@Test
