@@ -30,7 +30,8 @@ public enum FailureReason {
 
 	/**
 	 * The handler threw {@link NonRetryableTaskException}, or an exception that the retry
-	 * policy does not retry. Decided by the worker.
+	 * policy does not retry ({@code delayed-tasks.retry.exception-excludes} and
+	 * {@code exception-includes}). Decided by the worker.
 	 */
 	NON_RETRYABLE("non-retryable"),
 

@@ -4,10 +4,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import dev.delayedtasks.NonRetryableTaskException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.retry.RetryPolicySettings;
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.util.unit.DataSize;
 
@@ -209,16 +211,24 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * @param multiplier factor applied to the back-off after each retry
 	 * @param maxDelay longest back-off
 	 * @param jitter random variation of each back-off
+	 * @param exceptionIncludes exception types that are retried, replacing the global
+	 * list (set it empty to retry every type)
+	 * @param exceptionExcludes exception types that are never retried, replacing the
+	 * global list (set it empty to exclude none)
 	 */
 	public record RetryOverrides(@Nullable Integer maxRetries, @Nullable Duration delay, @Nullable Double multiplier,
-			@Nullable Duration maxDelay, @Nullable Duration jitter) {
+			@Nullable Duration maxDelay, @Nullable Duration jitter,
+			@Nullable List<Class<? extends Throwable>> exceptionIncludes,
+			@Nullable List<Class<? extends Throwable>> exceptionExcludes) {
 
 		Retry over(Retry defaults) {
 			return new Retry((this.maxRetries != null) ? this.maxRetries : defaults.maxRetries(),
 					(this.delay != null) ? this.delay : defaults.delay(),
 					(this.multiplier != null) ? this.multiplier : defaults.multiplier(),
 					(this.maxDelay != null) ? this.maxDelay : defaults.maxDelay(),
-					(this.jitter != null) ? this.jitter : defaults.jitter(), defaults.nonRetryableExceptions());
+					(this.jitter != null) ? this.jitter : defaults.jitter(),
+					(this.exceptionIncludes != null) ? this.exceptionIncludes : defaults.exceptionIncludes(),
+					(this.exceptionExcludes != null) ? this.exceptionExcludes : defaults.exceptionExcludes());
 		}
 
 		void check(PropertyChecks checks, PropertyChecks globalChecks, Retry globalRetry) {
@@ -244,12 +254,23 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 				PropertyChecks delayChecks = (this.delay != null) ? checks : globalChecks;
 				maxDelayChecks.notBelow("max-delay", merged.maxDelay(), delayChecks.name("delay"), merged.delay());
 			}
+			if (this.exceptionIncludes != null) {
+				checks.exceptionTypes("exception-includes", this.exceptionIncludes);
+			}
+			if (this.exceptionExcludes != null) {
+				checks.exceptionTypes("exception-excludes", this.exceptionExcludes);
+			}
+			if (this.exceptionIncludes != null || this.exceptionExcludes != null) {
+				over(globalRetry).checkIncludes((this.exceptionIncludes != null) ? checks : globalChecks,
+						(this.exceptionExcludes != null) ? checks : globalChecks);
+			}
 		}
 
 	}
 
 	/**
-	 * Default retry policy, in Spring Framework's retry vocabulary.
+	 * Default retry policy, in the vocabulary of Spring Framework's RetryPolicy and
+	 * Spring Boot's RetryPolicySettings.
 	 *
 	 * @param maxRetries retries after the first failed run (so a task runs at most
 	 * max-retries + 1 times)
@@ -257,18 +278,23 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * @param multiplier factor applied to the back-off after each retry
 	 * @param maxDelay longest back-off
 	 * @param jitter random variation added to or subtracted from each back-off
-	 * @param nonRetryableExceptions exception types that go to the dead letters without
-	 * retries (besides NonRetryableTaskException)
+	 * @param exceptionIncludes exception types that are retried, matched against the
+	 * exception and its causes; when empty, every type is retried unless excluded
+	 * @param exceptionExcludes exception types that are never retried but dead-lettered
+	 * at once, matched against the exception and its causes; they win over the includes,
+	 * and NonRetryableTaskException is never retried in any case
 	 */
 	public record Retry(@DefaultValue("3") int maxRetries, @DefaultValue("1s") Duration delay,
 			@DefaultValue("2") double multiplier, @DefaultValue("5m") Duration maxDelay,
-			@DefaultValue("100ms") Duration jitter, List<Class<? extends Throwable>> nonRetryableExceptions) {
+			@DefaultValue("100ms") Duration jitter, List<Class<? extends Throwable>> exceptionIncludes,
+			List<Class<? extends Throwable>> exceptionExcludes) {
 
 		/**
 		 * Create the settings.
 		 */
 		public Retry {
-			nonRetryableExceptions = (nonRetryableExceptions != null) ? List.copyOf(nonRetryableExceptions) : List.of();
+			exceptionIncludes = (exceptionIncludes != null) ? List.copyOf(exceptionIncludes) : List.of();
+			exceptionExcludes = (exceptionExcludes != null) ? List.copyOf(exceptionExcludes) : List.of();
 		}
 
 		void check(PropertyChecks checks) {
@@ -278,6 +304,9 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 			checks.positive("max-delay", this.maxDelay);
 			checks.notBelow("max-delay", this.maxDelay, checks.name("delay"), this.delay);
 			checks.notNegative("jitter", this.jitter);
+			checks.exceptionTypes("exception-includes", this.exceptionIncludes);
+			checks.exceptionTypes("exception-excludes", this.exceptionExcludes);
+			checkIncludes(checks, checks);
 		}
 
 		static void checkMaxRetries(PropertyChecks checks, int maxRetries) {
@@ -286,17 +315,52 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 		}
 
 		/**
-		 * The Spring Framework retry policy these settings describe.
+		 * Check that every included type can be retried at all: an exclude wins over an
+		 * include, and NonRetryableTaskException is never retried.
+		 * @param includeChecks the checks of the prefix where the includes are set
+		 * @param excludeChecks the checks of the prefix where the excludes are set
+		 */
+		void checkIncludes(PropertyChecks includeChecks, PropertyChecks excludeChecks) {
+			for (Class<? extends Throwable> include : this.exceptionIncludes) {
+				if (NonRetryableTaskException.class.isAssignableFrom(include)) {
+					includeChecks.invalidEntry("exception-includes", include.getName(),
+							NonRetryableTaskException.class.getSimpleName() + " is never retried");
+				}
+				for (Class<? extends Throwable> exclude : this.exceptionExcludes) {
+					if (exclude.isAssignableFrom(include)) {
+						includeChecks.invalidEntry("exception-includes", include.getName(),
+								excludeChecks.name("exception-excludes") + " contains "
+										+ ((exclude != include) ? "its supertype " + exclude.getName() : "it too")
+										+ ", and an excluded type is never retried");
+					}
+				}
+			}
+		}
+
+		/**
+		 * These settings as Spring Boot's retry policy settings.
+		 * @return the settings
+		 */
+		public RetryPolicySettings toRetryPolicySettings() {
+			RetryPolicySettings settings = new RetryPolicySettings();
+			settings.setMaxRetries((long) this.maxRetries);
+			settings.setDelay(this.delay);
+			settings.setMultiplier(this.multiplier);
+			settings.setMaxDelay(this.maxDelay);
+			settings.setJitter(this.jitter);
+			settings.setExceptionIncludes(this.exceptionIncludes);
+			settings.setExceptionExcludes(this.exceptionExcludes);
+			return settings;
+		}
+
+		/**
+		 * The Spring Framework retry policy these settings describe: its back-off, and
+		 * which exceptions it retries ({@code RetryPolicy.Builder#includes} and
+		 * {@code #excludes}).
 		 * @return the policy
 		 */
 		public RetryPolicy toRetryPolicy() {
-			return RetryPolicy.builder()
-				.maxRetries(this.maxRetries)
-				.delay(this.delay)
-				.multiplier(this.multiplier)
-				.maxDelay(this.maxDelay)
-				.jitter(this.jitter)
-				.build();
+			return toRetryPolicySettings().createRetryPolicy();
 		}
 
 	}

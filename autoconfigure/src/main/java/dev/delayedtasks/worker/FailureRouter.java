@@ -1,7 +1,6 @@
 package dev.delayedtasks.worker;
 
 import java.time.Duration;
-import java.util.List;
 
 import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.NonRetryableTaskException;
@@ -12,10 +11,12 @@ import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * Decides what a failed run leads to: dead letters at once for
- * {@link NonRetryableTaskException}, configured non-retryable types and failures the
- * retry policy does not retry; otherwise a retry after the policy's back-off for that
- * attempt. Whether retries are exhausted is decided by the task's stored max attempts,
- * not here: the policy only gives the delay.
+ * {@link NonRetryableTaskException} and for failures the retry policy does not retry
+ * ({@link RetryPolicy#shouldRetry}: the exception types it includes and excludes, as
+ * {@code delayed-tasks.retry.exception-includes} and {@code exception-excludes} build
+ * it); otherwise a retry after the policy's back-off for that attempt. Whether retries
+ * are exhausted is decided by the task's stored max attempts, not here: the policy only
+ * gives the delay.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -23,16 +24,6 @@ import org.springframework.util.backoff.BackOffExecution;
 public final class FailureRouter {
 
 	private static final int MAX_BACK_OFF_STEPS = 1000;
-
-	private final List<Class<? extends Throwable>> nonRetryable;
-
-	/**
-	 * Create a router.
-	 * @param nonRetryable exception types that go to the dead letters without retries
-	 */
-	public FailureRouter(List<Class<? extends Throwable>> nonRetryable) {
-		this.nonRetryable = List.copyOf(nonRetryable);
-	}
 
 	/**
 	 * Decide about a failed run.
@@ -42,8 +33,7 @@ public final class FailureRouter {
 	 * @return the failure to record
 	 */
 	public TaskFailure route(Throwable failure, int failedRuns, RetryPolicy policy) {
-		if (failure instanceof NonRetryableTaskException || isNonRetryableType(failure)
-				|| !policy.shouldRetry(failure)) {
+		if (failure instanceof NonRetryableTaskException || !policy.shouldRetry(failure)) {
 			return TaskFailure.of(null, FailureReason.NON_RETRYABLE, failure);
 		}
 		// Should the store find the task's attempts used up, it dead-letters it instead
@@ -85,10 +75,6 @@ public final class FailureRouter {
 			retries++;
 		}
 		return retries;
-	}
-
-	private boolean isNonRetryableType(Throwable failure) {
-		return this.nonRetryable.stream().anyMatch((type) -> type.isInstance(failure));
 	}
 
 }
