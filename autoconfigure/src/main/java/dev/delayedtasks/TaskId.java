@@ -1,6 +1,10 @@
 package dev.delayedtasks;
 
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 
 /**
  * The id of a task, unique within its queue. Generated ids are 14 URL-safe characters
@@ -12,7 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * @author delayed-tasks
  * @since 0.1.0
  */
-public record TaskId(String value) {
+public record TaskId(@JsonValue String value) {
 
 	private static final String DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -50,6 +54,22 @@ public record TaskId(String value) {
 			chars[i] = DIGITS.charAt(random.nextInt(62));
 		}
 		return new TaskId(new String(chars));
+	}
+
+	/**
+	 * The id a JSON value stands for: a string, as ids are written, or the object
+	 * {@code {"value":"..."}} that builds before 0.1.0 wrote, which task payloads stored
+	 * then may still hold.
+	 */
+	@JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+	private static TaskId fromJson(Object json) {
+		if (json instanceof String value) {
+			return of(value);
+		}
+		if (json instanceof Map<?, ?> map && map.size() == 1 && map.get("value") instanceof String value) {
+			return of(value);
+		}
+		throw new IllegalArgumentException("A task id is a JSON string, not " + json);
 	}
 
 	@Override
