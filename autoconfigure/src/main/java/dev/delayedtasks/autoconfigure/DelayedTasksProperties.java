@@ -19,18 +19,21 @@ import org.springframework.util.unit.DataSize;
  * zero lease, a block timeout that BLPOP would round to "for ever", ...) fails startup
  * with a message naming the property, the value and the rule.
  *
- * @param enabled whether to enable delayed tasks
- * @param keyPrefix prefix of every Redis key; a queue's keys are
- * {@code <prefix>:{<queue>:0}:<kind>}; 1-64 letters, digits, '.', '-', '_', ':'
- * @param producer how tasks are written
- * @param worker how tasks are leased and recovered
- * @param retry default retry policy of every queue
- * @param deadLetter how long dead letters are kept
- * @param queues per-queue overrides, by queue name
- * @param snapshotInterval how often queue counts are read for metrics gauges and the
- * health indicator
- * @param evictionPolicyCheck what to do at startup when Redis's maxmemory-policy can
- * evict tasks (allkeys-*): fail, warn or off
+ * @param enabled Whether to enable delayed tasks.
+ * @param keyPrefix Prefix of every Redis key, 1-64 letters, digits, '.', '-', '_' or ':'.
+ * A queue's keys start with the prefix and the queue's hash tag, such as
+ * dt:{emails:0}:ready.
+ * @param producer How tasks are written.
+ * @param worker How tasks are leased, run and recovered.
+ * @param retry Default retry policy of every queue.
+ * @param deadLetter How long dead letters are kept.
+ * @param queues Per-queue overrides, by queue name: concurrency, timeout and retry.*
+ * (max-retries, delay, multiplier, max-delay, jitter, exception-includes,
+ * exception-excludes). Unset values fall back to the global ones.
+ * @param snapshotInterval How often queue counts are read for the metrics gauges and the
+ * health indicator.
+ * @param evictionPolicyCheck What to do at startup when Redis's maxmemory-policy can
+ * evict tasks (allkeys-*).
  * @author delayed-tasks
  * @since 0.1.0
  */
@@ -111,8 +114,8 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	/**
 	 * How tasks are written.
 	 *
-	 * @param maxPayloadSize largest payload accepted, as serialized JSON
-	 * @param batchSize most tasks sent in one script call by scheduleAll
+	 * @param maxPayloadSize Largest payload accepted, as serialized JSON.
+	 * @param batchSize Most tasks sent in one script call by scheduleAll.
 	 */
 	public record Producer(@DefaultValue("64KB") DataSize maxPayloadSize, @DefaultValue("500") int batchSize) {
 
@@ -126,24 +129,25 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	/**
 	 * How tasks are claimed, run, leased and recovered.
 	 *
-	 * @param enabled whether this instance runs @DelayedTaskHandler methods (false makes
-	 * a producer-only instance)
-	 * @param concurrency default number of tasks of one queue this instance runs at once
-	 * @param leaseDuration how long a claimed task belongs to its worker; heartbeats
-	 * extend it every third of it
-	 * @param reapGrace how long past its lease deadline a task is taken back
-	 * @param maxDeliveries expired leases in a row (no failure recorded between them)
-	 * after which a task is dead-lettered
-	 * @param shutdownTimeout how long stopping waits for running handlers to return; keep
-	 * it below spring.lifecycle.timeout-per-shutdown-phase
-	 * @param interruptOnShutdown whether running handlers are interrupted as soon as
-	 * shutdown begins, so their tasks go to other instances at once (true), or may finish
-	 * within shutdown-timeout and are interrupted only for its last quarter, at most 1s
-	 * (false)
-	 * @param timerTtl how long a queue's timer lease lasts; another instance takes the
-	 * timer over within it
-	 * @param blockTimeout longest wait of an idle dispatcher on its queue's wake list
-	 * @param maxClaim most tasks one claim leases
+	 * @param enabled Whether this instance runs @DelayedTaskHandler methods. False makes
+	 * a producer-only instance.
+	 * @param concurrency Default number of tasks of one queue that this instance runs at
+	 * once.
+	 * @param leaseDuration How long a claimed task belongs to its worker. Heartbeats
+	 * extend it every third of it.
+	 * @param reapGrace How long past its lease deadline a task is taken back.
+	 * @param maxDeliveries Expired leases in a row, with no failure recorded between
+	 * them, after which a task is dead-lettered.
+	 * @param shutdownTimeout How long stopping waits for running handlers to return. Keep
+	 * it below spring.lifecycle.timeout-per-shutdown-phase.
+	 * @param interruptOnShutdown Whether running handlers are interrupted as soon as
+	 * shutdown begins, so that their tasks go to other instances at once. When false,
+	 * they may finish within shutdown-timeout and are interrupted only for its last
+	 * quarter, at most 1s.
+	 * @param timerTtl How long a queue's timer lease lasts. Another instance takes the
+	 * timer over within it.
+	 * @param blockTimeout Longest wait of an idle dispatcher on its queue's wake list.
+	 * @param maxClaim Most tasks that one claim leases.
 	 */
 	public record Worker(@DefaultValue("true") boolean enabled, @DefaultValue("1") int concurrency,
 			@DefaultValue("30s") Duration leaseDuration, @DefaultValue("5s") Duration reapGrace,
@@ -182,9 +186,9 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	/**
 	 * Overrides for one queue; unset values fall back to the global ones.
 	 *
-	 * @param concurrency tasks of this queue this instance runs at once
-	 * @param timeout longest run of this queue's handler
-	 * @param retry retry overrides
+	 * @param concurrency Number of tasks of this queue that this instance runs at once.
+	 * @param timeout Longest run of this queue's handler, after which it is interrupted.
+	 * @param retry Retry overrides.
 	 */
 	public record Queue(@Nullable Integer concurrency, @Nullable Duration timeout, @Nullable RetryOverrides retry) {
 
@@ -206,15 +210,15 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * Retry overrides for one queue; unset values fall back to
 	 * {@code delayed-tasks.retry.*}.
 	 *
-	 * @param maxRetries retries after the first failed run
-	 * @param delay back-off before the first retry
-	 * @param multiplier factor applied to the back-off after each retry
-	 * @param maxDelay longest back-off
-	 * @param jitter random variation of each back-off
-	 * @param exceptionIncludes exception types that are retried, replacing the global
-	 * list (set it empty to retry every type)
-	 * @param exceptionExcludes exception types that are never retried, replacing the
-	 * global list (set it empty to exclude none)
+	 * @param maxRetries Retries after the first failed run.
+	 * @param delay Back-off before the first retry.
+	 * @param multiplier Factor applied to the back-off after each retry.
+	 * @param maxDelay Longest back-off.
+	 * @param jitter Random variation of each back-off.
+	 * @param exceptionIncludes Comma-separated list of exception types that are retried,
+	 * replacing the global list. Set it empty to retry every type that is not excluded.
+	 * @param exceptionExcludes Comma-separated list of exception types that are never
+	 * retried, replacing the global list. Set it empty to exclude none.
 	 */
 	public record RetryOverrides(@Nullable Integer maxRetries, @Nullable Duration delay, @Nullable Double multiplier,
 			@Nullable Duration maxDelay, @Nullable Duration jitter,
@@ -272,17 +276,18 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * Default retry policy, in the vocabulary of Spring Framework's RetryPolicy and
 	 * Spring Boot's RetryPolicySettings.
 	 *
-	 * @param maxRetries retries after the first failed run (so a task runs at most
-	 * max-retries + 1 times)
-	 * @param delay back-off before the first retry
-	 * @param multiplier factor applied to the back-off after each retry
-	 * @param maxDelay longest back-off
-	 * @param jitter random variation added to or subtracted from each back-off
-	 * @param exceptionIncludes exception types that are retried, matched against the
-	 * exception and its causes; when empty, every type is retried unless excluded
-	 * @param exceptionExcludes exception types that are never retried but dead-lettered
-	 * at once, matched against the exception and its causes; they win over the includes,
-	 * and NonRetryableTaskException is never retried in any case
+	 * @param maxRetries Retries after the first failed run, so that a task runs at most
+	 * max-retries + 1 times.
+	 * @param delay Back-off before the first retry.
+	 * @param multiplier Factor applied to the back-off after each retry.
+	 * @param maxDelay Longest back-off.
+	 * @param jitter Random variation added to or subtracted from each back-off.
+	 * @param exceptionIncludes Comma-separated list of exception types that are retried,
+	 * matched against the exception and its causes. When empty, every type that is not
+	 * excluded is retried.
+	 * @param exceptionExcludes Comma-separated list of exception types that are never
+	 * retried but dead-lettered at once, matched against the exception and its causes.
+	 * Excludes win over includes, and NonRetryableTaskException is never retried.
 	 */
 	public record Retry(@DefaultValue("3") int maxRetries, @DefaultValue("1s") Duration delay,
 			@DefaultValue("2") double multiplier, @DefaultValue("5m") Duration maxDelay,
@@ -368,8 +373,8 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	/**
 	 * How long dead letters are kept.
 	 *
-	 * @param retention age after which dead letters are deleted
-	 * @param maxCount most dead letters kept per queue
+	 * @param retention Age after which dead letters are deleted.
+	 * @param maxCount Most dead letters kept per queue.
 	 */
 	public record DeadLetter(@DefaultValue("14d") Duration retention, @DefaultValue("100000") int maxCount) {
 
