@@ -1,10 +1,10 @@
 package dev.delayedtasks;
 
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The id of a task, unique within its queue. Generated ids are 14 URL-safe characters
@@ -62,14 +62,13 @@ public record TaskId(@JsonValue String value) {
 	 * then may still hold.
 	 */
 	@JsonCreator(mode = JsonCreator.Mode.DELEGATING)
-	private static TaskId fromJson(Object json) {
-		if (json instanceof String value) {
-			return of(value);
+	private static TaskId fromJson(JsonNode json) {
+		// A tree, not an Object: an application mapper's default typing never applies.
+		JsonNode value = (json.isObject() && json.size() == 1) ? json.get("value") : json;
+		if (value == null || !value.isString()) {
+			throw new IllegalArgumentException("A task id is a JSON string, not " + json);
 		}
-		if (json instanceof Map<?, ?> map && map.size() == 1 && map.get("value") instanceof String value) {
-			return of(value);
-		}
-		throw new IllegalArgumentException("A task id is a JSON string, not " + json);
+		return of(value.asString());
 	}
 
 	@Override
