@@ -7,9 +7,9 @@ import java.time.Instant;
  *
  * @param id the task's id
  * @param queue the queue
- * @param reason why it was dead-lettered: {@code retries-exhausted},
- * {@code non-retryable}, {@code max-deliveries}, {@code corrupt}, or a reason the worker
- * gave
+ * @param reason why it was dead-lettered: the {@link FailureReason#value() value} of a
+ * {@link FailureReason}, such as {@code retries-exhausted}, or one written by a newer
+ * version ({@link FailureReason#fromValue(String)} is then empty)
  * @param exceptionType the class name of the last exception, or {@code ""}
  * @param message the last exception's message (truncated to 500 characters), or
  * {@code ""}

@@ -58,8 +58,8 @@ public interface DelayedTaskListener {
 	 * A task failed for good and was moved to the dead letters.
 	 * @param context the run
 	 * @param failure what the handler threw
-	 * @param reason why it was dead-lettered, for example {@code retries-exhausted} or
-	 * {@code non-retryable}
+	 * @param reason why it was dead-lettered: the {@link FailureReason#value() value} of
+	 * a {@link FailureReason}, for example {@code retries-exhausted}
 	 */
 	default void deadLettered(TaskContext context, Throwable failure, String reason) {
 	}

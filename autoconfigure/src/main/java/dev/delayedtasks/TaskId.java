@@ -2,6 +2,10 @@ package dev.delayedtasks;
 
 import java.util.concurrent.ThreadLocalRandom;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import tools.jackson.databind.JsonNode;
+
 /**
  * The id of a task, unique within its queue. Generated ids are 14 URL-safe characters
  * that sort by creation time (8 characters of epoch milliseconds in base 62, then 6
@@ -12,7 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * @author delayed-tasks
  * @since 0.1.0
  */
-public record TaskId(String value) {
+public record TaskId(@JsonValue String value) {
 
 	private static final String DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -50,6 +54,21 @@ public record TaskId(String value) {
 			chars[i] = DIGITS.charAt(random.nextInt(62));
 		}
 		return new TaskId(new String(chars));
+	}
+
+	/**
+	 * The id a JSON value stands for: a string, as ids are written, or the object
+	 * {@code {"value":"..."}} that builds before 0.1.0 wrote, which task payloads stored
+	 * then may still hold.
+	 */
+	@JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+	private static TaskId fromJson(JsonNode json) {
+		// A tree, not an Object: an application mapper's default typing never applies.
+		JsonNode value = (json.isObject() && json.size() == 1) ? json.get("value") : json;
+		if (value == null || !value.isString()) {
+			throw new IllegalArgumentException("A task id is a JSON string, not " + json);
+		}
+		return of(value.asString());
 	}
 
 	@Override

@@ -26,9 +26,9 @@ public record TaskInfo(TaskId id, String queue, TaskState state, int failures, i
 	/**
 	 * A recorded failure.
 	 *
-	 * @param reason why the task failed or was dead-lettered, for example {@code failed},
-	 * {@code retries-exhausted}, {@code non-retryable}, {@code max-deliveries} or
-	 * {@code corrupt}
+	 * @param reason why the task failed or was dead-lettered: the
+	 * {@link FailureReason#value() value} of a {@link FailureReason}, {@code failed} for
+	 * a task that will run again
 	 * @param exceptionType the exception's class name, or {@code ""}
 	 * @param message the exception's message (truncated), or {@code ""}
 	 */

@@ -1,11 +1,14 @@
 package dev.delayedtasks;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -89,6 +92,41 @@ class TaskIdTests {
 		assertThatExceptionOfType(InvalidTaskRequestException.class).isThrownBy(() -> TaskId.of(null))
 			.withMessage("Task id must not be null");
 		assertThatExceptionOfType(InvalidTaskRequestException.class).isThrownBy(() -> TaskId.of("x".repeat(65)));
+	}
+
+	@Test
+	void jsonIsAPlainStringInRecordsThatHoldAnId() {
+		JsonMapper mapper = JsonMapper.shared();
+		TaskId id = TaskId.of("order-42-reminder");
+		assertThat(mapper.writeValueAsString(id)).isEqualTo("\"order-42-reminder\"");
+		assertThat(mapper.writeValueAsString(new ScheduleResult(id, ScheduleResult.Outcome.CREATED, Instant.EPOCH)))
+			.startsWith("{\"id\":\"order-42-reminder\",");
+		assertThat(mapper.writeValueAsString(
+				new DeadLetter(id, "emails", FailureReason.NON_RETRYABLE.value(), "E", "m", 1, Instant.EPOCH)))
+			.startsWith("{\"id\":\"order-42-reminder\",");
+	}
+
+	@Test
+	void jsonReadsBackFromAStringAndFromTheObjectShapeOfEarlierBuilds() {
+		JsonMapper mapper = JsonMapper.shared();
+		assertThat(mapper.readValue("\"order-42\"", TaskId.class)).isEqualTo(TaskId.of("order-42"));
+		// A payload stored before ids were written as strings holds {"value":"..."}.
+		assertThat(mapper.readValue("{\"value\":\"order-42\"}", TaskId.class)).isEqualTo(TaskId.of("order-42"));
+		assertThat(mapper.readValue("{\"next\":\"a\",\"previous\":{\"value\":\"b\"}}", Chain.class))
+			.isEqualTo(new Chain(TaskId.of("a"), TaskId.of("b")));
+	}
+
+	@Test
+	void jsonThatIsNoValidIdIsRefusedWithTheIdRule() {
+		JsonMapper mapper = JsonMapper.shared();
+		assertThatExceptionOfType(JacksonException.class)
+			.isThrownBy(() -> mapper.readValue("\"bad id!\"", TaskId.class))
+			.withMessageContaining("Task id 'bad id!' is invalid");
+		assertThatExceptionOfType(JacksonException.class).isThrownBy(() -> mapper.readValue("42", TaskId.class));
+	}
+
+	record Chain(TaskId next, TaskId previous) {
+
 	}
 
 }

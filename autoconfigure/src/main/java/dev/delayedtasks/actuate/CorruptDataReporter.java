@@ -4,6 +4,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import dev.delayedtasks.FailureReason;
+import dev.delayedtasks.store.QueueCounter;
 import dev.delayedtasks.store.QueueStats;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -26,13 +28,13 @@ public final class CorruptDataReporter implements Consumer<Map<String, QueueStat
 	@Override
 	public synchronized void accept(Map<String, QueueStats> snapshot) {
 		for (QueueStats stats : snapshot.values()) {
-			long corrupt = stats.counter("corrupt");
+			long corrupt = stats.counter(QueueCounter.CORRUPT);
 			Long before = this.seen.put(stats.queue(), corrupt);
 			// The first snapshot only learns the count: it may be old news.
 			if (before != null && corrupt > before) {
 				logger.warn((corrupt - before) + " task(s) of queue '" + stats.queue()
-						+ "' had unreadable data in Redis and were dead-lettered with reason 'corrupt'; "
-						+ "their dead letters say what was wrong");
+						+ "' had unreadable data in Redis and were dead-lettered with reason '"
+						+ FailureReason.CORRUPT.value() + "'; " + "their dead letters say what was wrong");
 			}
 		}
 	}

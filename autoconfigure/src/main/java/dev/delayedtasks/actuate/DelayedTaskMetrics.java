@@ -12,6 +12,7 @@ import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
+import dev.delayedtasks.store.QueueCounter;
 import dev.delayedtasks.store.QueueStats;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -86,13 +87,13 @@ public final class DelayedTaskMetrics implements DelayedTaskListener, MeterBinde
 				.register(meters);
 			FunctionCounter
 				.builder(PREFIX + "reaped", this.snapshots,
-						(snapshots) -> value(snapshots, queue, (stats) -> stats.counter("reaped")))
+						(snapshots) -> value(snapshots, queue, (stats) -> stats.counter(QueueCounter.REAPED)))
 				.description("Tasks whose lease expired (a crashed or stalled worker) and were taken back")
 				.tag("queue", queue)
 				.register(meters);
 			FunctionCounter
 				.builder(PREFIX + "corrupt", this.snapshots,
-						(snapshots) -> value(snapshots, queue, (stats) -> stats.counter("corrupt")))
+						(snapshots) -> value(snapshots, queue, (stats) -> stats.counter(QueueCounter.CORRUPT)))
 				.description("Tasks dead-lettered because their data in Redis could not be read")
 				.tag("queue", queue)
 				.register(meters);

@@ -15,6 +15,7 @@ import dev.delayedtasks.Names;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
 import dev.delayedtasks.store.QueueControl;
+import dev.delayedtasks.store.QueueCounter;
 import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.QueueStats;
 import dev.delayedtasks.store.RedisQueueStats;
@@ -193,7 +194,8 @@ public class DelayedTasksEndpoint {
 			.toList();
 		return new QueueDescriptor(stats.queue(), stats.scheduled(), stats.ready(), stats.active(), stats.dead(),
 				(stats.nextDueMs() >= 0) ? Instant.ofEpochMilli(stats.nextDueMs()) : null,
-				stats.oldestReadyAge().toMillis(), stats.paused(), stats.timerOwner(), handlers, stats.counters());
+				stats.oldestReadyAge().toMillis(), stats.paused(), stats.timerOwner(), handlers,
+				QueueCounter.byDisplayName(stats));
 	}
 
 	private Collection<HandlerContainer> handlers() {
@@ -250,7 +252,8 @@ public class DelayedTasksEndpoint {
 	 * @param paused whether the queue is paused
 	 * @param timerOwner the instance owning the queue's timer, or {@code null}
 	 * @param handlers this instance's handlers of the queue
-	 * @param counters the queue's counters in Redis
+	 * @param counters the queue's counters in Redis, every one by its spelled-out name
+	 * ({@link QueueCounter#displayName()}), 0 when never counted
 	 */
 	public record QueueDescriptor(String name, long scheduled, long ready, long active, long dead,
 			@Nullable Instant nextDueAt, long oldestReadyAgeMillis, boolean paused, @Nullable String timerOwner,

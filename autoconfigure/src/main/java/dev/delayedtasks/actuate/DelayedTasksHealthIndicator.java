@@ -25,7 +25,8 @@ import org.springframework.boot.health.contributor.Health;
  * successive snapshots (an old snapshot alone never makes it DOWN). A backlog is never
  * DOWN, and Redis reachability is left to Spring Boot's own {@code redis} indicator, so a
  * Redis blip does not restart every pod. Queues whose keys cannot be read (a key of the
- * wrong type, a denied command) are listed, not DOWN.
+ * wrong type, a denied command) are listed, not DOWN. A paused queue is UP and shows
+ * {@code paused: true}.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -76,6 +77,9 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 			details.put("dead", stats.dead());
 			details.put("oldestReadyAge", stats.oldestReadyAge().toString());
 			details.put("timerOwner", (stats.timerOwner() != null) ? stats.timerOwner() : "none");
+			// Paused is UP: an operator's choice, not a fault; shown so a growing backlog
+			// is explained.
+			details.put("paused", stats.paused());
 			HandlerContainer handler = handlers.stream()
 				.filter((container) -> container.queue().equals(stats.queue()))
 				.findFirst()

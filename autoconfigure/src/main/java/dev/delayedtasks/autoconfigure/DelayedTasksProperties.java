@@ -4,10 +4,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import dev.delayedtasks.NonRetryableTaskException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.retry.RetryPolicySettings;
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.util.unit.DataSize;
 
@@ -17,18 +19,21 @@ import org.springframework.util.unit.DataSize;
  * zero lease, a block timeout that BLPOP would round to "for ever", ...) fails startup
  * with a message naming the property, the value and the rule.
  *
- * @param enabled whether to enable delayed tasks
- * @param keyPrefix prefix of every Redis key; a queue's keys are
- * {@code <prefix>:{<queue>:0}:<kind>}; 1-64 letters, digits, '.', '-', '_', ':'
- * @param producer how tasks are written
- * @param worker how tasks are leased and recovered
- * @param retry default retry policy of every queue
- * @param deadLetter how long dead letters are kept
- * @param queues per-queue overrides, by queue name
- * @param snapshotInterval how often queue counts are read for metrics gauges and the
- * health indicator
- * @param evictionPolicyCheck what to do at startup when Redis's maxmemory-policy can
- * evict tasks (allkeys-*): fail, warn or off
+ * @param enabled Whether to enable delayed tasks.
+ * @param keyPrefix Prefix of every Redis key, 1-64 letters, digits, '.', '-', '_' or ':'.
+ * A queue's keys start with the prefix and the queue's hash tag, such as
+ * dt:{emails:0}:ready.
+ * @param producer How tasks are written.
+ * @param worker How tasks are leased, run and recovered.
+ * @param retry Default retry policy of every queue.
+ * @param deadLetter How long dead letters are kept.
+ * @param queues Per-queue overrides, by queue name: concurrency, timeout and retry.*
+ * (max-retries, delay, multiplier, max-delay, jitter, exception-includes,
+ * exception-excludes). Unset values fall back to the global ones.
+ * @param snapshotInterval How often queue counts are read for the metrics gauges and the
+ * health indicator.
+ * @param evictionPolicyCheck What to do at startup when Redis's maxmemory-policy can
+ * evict tasks (allkeys-*).
  * @author delayed-tasks
  * @since 0.1.0
  */
@@ -109,8 +114,8 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	/**
 	 * How tasks are written.
 	 *
-	 * @param maxPayloadSize largest payload accepted, as serialized JSON
-	 * @param batchSize most tasks sent in one script call by scheduleAll
+	 * @param maxPayloadSize Largest payload accepted, as serialized JSON.
+	 * @param batchSize Most tasks sent in one script call by scheduleAll.
 	 */
 	public record Producer(@DefaultValue("64KB") DataSize maxPayloadSize, @DefaultValue("500") int batchSize) {
 
@@ -124,24 +129,25 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	/**
 	 * How tasks are claimed, run, leased and recovered.
 	 *
-	 * @param enabled whether this instance runs @DelayedTaskHandler methods (false makes
-	 * a producer-only instance)
-	 * @param concurrency default number of tasks of one queue this instance runs at once
-	 * @param leaseDuration how long a claimed task belongs to its worker; heartbeats
-	 * extend it every third of it
-	 * @param reapGrace how long past its lease deadline a task is taken back
-	 * @param maxDeliveries expired leases in a row (no failure recorded between them)
-	 * after which a task is dead-lettered
-	 * @param shutdownTimeout how long stopping waits for running handlers to return; keep
-	 * it below spring.lifecycle.timeout-per-shutdown-phase
-	 * @param interruptOnShutdown whether running handlers are interrupted as soon as
-	 * shutdown begins, so their tasks go to other instances at once (true), or may finish
-	 * within shutdown-timeout and are interrupted only for its last quarter, at most 1s
-	 * (false)
-	 * @param timerTtl how long a queue's timer lease lasts; another instance takes the
-	 * timer over within it
-	 * @param blockTimeout longest wait of an idle dispatcher on its queue's wake list
-	 * @param maxClaim most tasks one claim leases
+	 * @param enabled Whether this instance runs @DelayedTaskHandler methods. False makes
+	 * a producer-only instance.
+	 * @param concurrency Default number of tasks of one queue that this instance runs at
+	 * once.
+	 * @param leaseDuration How long a claimed task belongs to its worker. Heartbeats
+	 * extend it every third of it.
+	 * @param reapGrace How long past its lease deadline a task is taken back.
+	 * @param maxDeliveries Expired leases in a row, with no failure recorded between
+	 * them, after which a task is dead-lettered.
+	 * @param shutdownTimeout How long stopping waits for running handlers to return. Keep
+	 * it below spring.lifecycle.timeout-per-shutdown-phase.
+	 * @param interruptOnShutdown Whether running handlers are interrupted as soon as
+	 * shutdown begins, so that their tasks go to other instances at once. When false,
+	 * they may finish within shutdown-timeout and are interrupted only for its last
+	 * quarter, at most 1s.
+	 * @param timerTtl How long a queue's timer lease lasts. Another instance takes the
+	 * timer over within it.
+	 * @param blockTimeout Longest wait of an idle dispatcher on its queue's wake list.
+	 * @param maxClaim Most tasks that one claim leases.
 	 */
 	public record Worker(@DefaultValue("true") boolean enabled, @DefaultValue("1") int concurrency,
 			@DefaultValue("30s") Duration leaseDuration, @DefaultValue("5s") Duration reapGrace,
@@ -180,9 +186,9 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	/**
 	 * Overrides for one queue; unset values fall back to the global ones.
 	 *
-	 * @param concurrency tasks of this queue this instance runs at once
-	 * @param timeout longest run of this queue's handler
-	 * @param retry retry overrides
+	 * @param concurrency Number of tasks of this queue that this instance runs at once.
+	 * @param timeout Longest run of this queue's handler, after which it is interrupted.
+	 * @param retry Retry overrides.
 	 */
 	public record Queue(@Nullable Integer concurrency, @Nullable Duration timeout, @Nullable RetryOverrides retry) {
 
@@ -204,21 +210,29 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * Retry overrides for one queue; unset values fall back to
 	 * {@code delayed-tasks.retry.*}.
 	 *
-	 * @param maxRetries retries after the first failed run
-	 * @param delay back-off before the first retry
-	 * @param multiplier factor applied to the back-off after each retry
-	 * @param maxDelay longest back-off
-	 * @param jitter random variation of each back-off
+	 * @param maxRetries Retries after the first failed run.
+	 * @param delay Back-off before the first retry.
+	 * @param multiplier Factor applied to the back-off after each retry.
+	 * @param maxDelay Longest back-off.
+	 * @param jitter Random variation of each back-off.
+	 * @param exceptionIncludes Comma-separated list of exception types that are retried,
+	 * replacing the global list. Set it empty to retry every type that is not excluded.
+	 * @param exceptionExcludes Comma-separated list of exception types that are never
+	 * retried, replacing the global list. Set it empty to exclude none.
 	 */
 	public record RetryOverrides(@Nullable Integer maxRetries, @Nullable Duration delay, @Nullable Double multiplier,
-			@Nullable Duration maxDelay, @Nullable Duration jitter) {
+			@Nullable Duration maxDelay, @Nullable Duration jitter,
+			@Nullable List<Class<? extends Throwable>> exceptionIncludes,
+			@Nullable List<Class<? extends Throwable>> exceptionExcludes) {
 
 		Retry over(Retry defaults) {
 			return new Retry((this.maxRetries != null) ? this.maxRetries : defaults.maxRetries(),
 					(this.delay != null) ? this.delay : defaults.delay(),
 					(this.multiplier != null) ? this.multiplier : defaults.multiplier(),
 					(this.maxDelay != null) ? this.maxDelay : defaults.maxDelay(),
-					(this.jitter != null) ? this.jitter : defaults.jitter(), defaults.nonRetryableExceptions());
+					(this.jitter != null) ? this.jitter : defaults.jitter(),
+					(this.exceptionIncludes != null) ? this.exceptionIncludes : defaults.exceptionIncludes(),
+					(this.exceptionExcludes != null) ? this.exceptionExcludes : defaults.exceptionExcludes());
 		}
 
 		void check(PropertyChecks checks, PropertyChecks globalChecks, Retry globalRetry) {
@@ -244,31 +258,48 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 				PropertyChecks delayChecks = (this.delay != null) ? checks : globalChecks;
 				maxDelayChecks.notBelow("max-delay", merged.maxDelay(), delayChecks.name("delay"), merged.delay());
 			}
+			if (this.exceptionIncludes != null) {
+				checks.exceptionTypes("exception-includes", this.exceptionIncludes);
+			}
+			if (this.exceptionExcludes != null) {
+				checks.exceptionTypes("exception-excludes", this.exceptionExcludes);
+			}
+			if (this.exceptionIncludes != null || this.exceptionExcludes != null) {
+				over(globalRetry).checkIncludes((this.exceptionIncludes != null) ? checks : globalChecks,
+						(this.exceptionExcludes != null) ? checks : globalChecks);
+			}
 		}
 
 	}
 
 	/**
-	 * Default retry policy, in Spring Framework's retry vocabulary.
+	 * Default retry policy, in the vocabulary of Spring Framework's RetryPolicy and
+	 * Spring Boot's RetryPolicySettings.
 	 *
-	 * @param maxRetries retries after the first failed run (so a task runs at most
-	 * max-retries + 1 times)
-	 * @param delay back-off before the first retry
-	 * @param multiplier factor applied to the back-off after each retry
-	 * @param maxDelay longest back-off
-	 * @param jitter random variation added to or subtracted from each back-off
-	 * @param nonRetryableExceptions exception types that go to the dead letters without
-	 * retries (besides NonRetryableTaskException)
+	 * @param maxRetries Retries after the first failed run, so that a task runs at most
+	 * max-retries + 1 times.
+	 * @param delay Back-off before the first retry.
+	 * @param multiplier Factor applied to the back-off after each retry.
+	 * @param maxDelay Longest back-off.
+	 * @param jitter Random variation added to or subtracted from each back-off.
+	 * @param exceptionIncludes Comma-separated list of exception types that are retried,
+	 * matched against the exception and its causes. When empty, every type that is not
+	 * excluded is retried.
+	 * @param exceptionExcludes Comma-separated list of exception types that are never
+	 * retried but dead-lettered at once, matched against the exception and its causes.
+	 * Excludes win over includes, and NonRetryableTaskException is never retried.
 	 */
 	public record Retry(@DefaultValue("3") int maxRetries, @DefaultValue("1s") Duration delay,
 			@DefaultValue("2") double multiplier, @DefaultValue("5m") Duration maxDelay,
-			@DefaultValue("100ms") Duration jitter, List<Class<? extends Throwable>> nonRetryableExceptions) {
+			@DefaultValue("100ms") Duration jitter, List<Class<? extends Throwable>> exceptionIncludes,
+			List<Class<? extends Throwable>> exceptionExcludes) {
 
 		/**
 		 * Create the settings.
 		 */
 		public Retry {
-			nonRetryableExceptions = (nonRetryableExceptions != null) ? List.copyOf(nonRetryableExceptions) : List.of();
+			exceptionIncludes = (exceptionIncludes != null) ? List.copyOf(exceptionIncludes) : List.of();
+			exceptionExcludes = (exceptionExcludes != null) ? List.copyOf(exceptionExcludes) : List.of();
 		}
 
 		void check(PropertyChecks checks) {
@@ -278,6 +309,9 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 			checks.positive("max-delay", this.maxDelay);
 			checks.notBelow("max-delay", this.maxDelay, checks.name("delay"), this.delay);
 			checks.notNegative("jitter", this.jitter);
+			checks.exceptionTypes("exception-includes", this.exceptionIncludes);
+			checks.exceptionTypes("exception-excludes", this.exceptionExcludes);
+			checkIncludes(checks, checks);
 		}
 
 		static void checkMaxRetries(PropertyChecks checks, int maxRetries) {
@@ -286,17 +320,52 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 		}
 
 		/**
-		 * The Spring Framework retry policy these settings describe.
+		 * Check that every included type can be retried at all: an exclude wins over an
+		 * include, and NonRetryableTaskException is never retried.
+		 * @param includeChecks the checks of the prefix where the includes are set
+		 * @param excludeChecks the checks of the prefix where the excludes are set
+		 */
+		void checkIncludes(PropertyChecks includeChecks, PropertyChecks excludeChecks) {
+			for (Class<? extends Throwable> include : this.exceptionIncludes) {
+				if (NonRetryableTaskException.class.isAssignableFrom(include)) {
+					includeChecks.invalidEntry("exception-includes", include.getName(),
+							NonRetryableTaskException.class.getSimpleName() + " is never retried");
+				}
+				for (Class<? extends Throwable> exclude : this.exceptionExcludes) {
+					if (exclude.isAssignableFrom(include)) {
+						includeChecks.invalidEntry("exception-includes", include.getName(),
+								excludeChecks.name("exception-excludes") + " contains "
+										+ ((exclude != include) ? "its supertype " + exclude.getName() : "it too")
+										+ ", and an excluded type is never retried");
+					}
+				}
+			}
+		}
+
+		/**
+		 * These settings as Spring Boot's retry policy settings.
+		 * @return the settings
+		 */
+		public RetryPolicySettings toRetryPolicySettings() {
+			RetryPolicySettings settings = new RetryPolicySettings();
+			settings.setMaxRetries((long) this.maxRetries);
+			settings.setDelay(this.delay);
+			settings.setMultiplier(this.multiplier);
+			settings.setMaxDelay(this.maxDelay);
+			settings.setJitter(this.jitter);
+			settings.setExceptionIncludes(this.exceptionIncludes);
+			settings.setExceptionExcludes(this.exceptionExcludes);
+			return settings;
+		}
+
+		/**
+		 * The Spring Framework retry policy these settings describe: its back-off, and
+		 * which exceptions it retries ({@code RetryPolicy.Builder#includes} and
+		 * {@code #excludes}).
 		 * @return the policy
 		 */
 		public RetryPolicy toRetryPolicy() {
-			return RetryPolicy.builder()
-				.maxRetries(this.maxRetries)
-				.delay(this.delay)
-				.multiplier(this.multiplier)
-				.maxDelay(this.maxDelay)
-				.jitter(this.jitter)
-				.build();
+			return toRetryPolicySettings().createRetryPolicy();
 		}
 
 	}
@@ -304,8 +373,8 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	/**
 	 * How long dead letters are kept.
 	 *
-	 * @param retention age after which dead letters are deleted
-	 * @param maxCount most dead letters kept per queue
+	 * @param retention Age after which dead letters are deleted.
+	 * @param maxCount Most dead letters kept per queue.
 	 */
 	public record DeadLetter(@DefaultValue("14d") Duration retention, @DefaultValue("100000") int maxCount) {
 

@@ -76,8 +76,7 @@ class DelayedTasksWorkerConfiguration {
 				worker.blockTimeout(), worker.shutdownTimeout(), worker.interruptOnShutdown(), worker.maxClaim(),
 				Threading.VIRTUAL.isActive(environment));
 		return DelayedTaskHandlerRegistry.create(store, connectionFactory, settings, storeSettings, codec,
-				new FailureRouter(properties.retry().nonRetryableExceptions()),
-				new Listeners(listeners.orderedStream().toList()), queues,
+				new FailureRouter(), new Listeners(listeners.orderedStream().toList()), queues,
 				new RunObservations(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
 						observationConvention.getIfUnique()));
 	}

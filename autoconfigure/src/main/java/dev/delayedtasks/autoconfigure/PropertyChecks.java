@@ -1,6 +1,7 @@
 package dev.delayedtasks.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.Names;
@@ -129,6 +130,31 @@ final class PropertyChecks {
 		if (value.compareTo(min) < 0) {
 			throw invalid(property, print(value), "it must be at least " + other + " (" + print(min) + ")");
 		}
+	}
+
+	/**
+	 * Check that every entry of a list of types names an exception type: the binder turns
+	 * any class name into a class, whatever the list's declared bound.
+	 * @param property the list
+	 * @param types its entries
+	 */
+	void exceptionTypes(String property, List<? extends Class<?>> types) {
+		for (Class<?> type : types) {
+			if (!Throwable.class.isAssignableFrom(type)) {
+				invalidEntry(property, type.getName(),
+						"it must list exception types (java.lang.Throwable or a subclass)");
+			}
+		}
+	}
+
+	/**
+	 * Fail for an entry of a list.
+	 * @param property the list
+	 * @param entry the entry
+	 * @param rule why the entry is refused
+	 */
+	void invalidEntry(String property, String entry, String rule) {
+		throw new IllegalArgumentException(name(property) + " contains " + entry + ": " + rule);
 	}
 
 	private IllegalArgumentException invalid(String property, String value, String rule) {

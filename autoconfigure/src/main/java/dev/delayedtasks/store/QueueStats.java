@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
  * @param timerTtlMs the owner's remaining timer lease, or a negative value when none
  * @param paused whether the queue is paused
  * @param layoutVersion the stored layout version, or {@code null} before the first write
- * @param counters monotonic counters: enq, claimed, done, retry, dead, reaped, stale,
- * canceled, corrupt, ...
+ * @param counters the counters of the queue's {@code stats} hash, by their stored field
+ * names ({@link QueueCounter#field()})
  * @author delayed-tasks
  * @since 0.1.0
  */
@@ -41,11 +41,20 @@ public record QueueStats(String queue, long now, long scheduled, long ready, lon
 
 	/**
 	 * A counter's value.
-	 * @param name the counter, for example {@code done}
+	 * @param name the counter's stored field name, for example {@code done}
 	 * @return the value, 0 when never counted
 	 */
 	public long counter(String name) {
 		return this.counters.getOrDefault(name, 0L);
+	}
+
+	/**
+	 * A counter's value.
+	 * @param counter the counter
+	 * @return the value, 0 when never counted
+	 */
+	public long counter(QueueCounter counter) {
+		return counter(counter.field());
 	}
 
 }

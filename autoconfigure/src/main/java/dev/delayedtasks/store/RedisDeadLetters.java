@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.Names;
 import dev.delayedtasks.TaskId;
@@ -85,7 +86,7 @@ public final class RedisDeadLetters implements DeadLetters {
 					continue;
 				}
 				ErrorRecord error = TaskRecords.parse((String) details.get(2 * i + 1));
-				letters.add(new DeadLetter(id, queue, (error != null) ? error.reason() : "unknown",
+				letters.add(new DeadLetter(id, queue, (error != null) ? error.reason() : FailureReason.UNKNOWN.value(),
 						(error != null) ? error.exceptionType() : "", (error != null) ? error.message() : "",
 						(int) TaskRecords.number(details.get(2 * i)),
 						Instant.ofEpochMilli(entry.getScore().longValue()), (error != null) ? error.stackTrace() : ""));

@@ -45,9 +45,9 @@ public final class RedisQueueStats {
 		for (int i = 11; i + 1 < reply.size(); i += 2) {
 			counters.put(reply.text(i), reply.number(i + 1));
 		}
-		// Cancelled and rescheduled ready tasks leave hints behind that claims skip;
-		// "ghost" counts them.
-		long ready = Math.max(0, reply.number(2) - counters.getOrDefault("ghost", 0L));
+		// Cancelled and rescheduled ready tasks leave hints behind that claims skip; a
+		// counter of their own counts them.
+		long ready = Math.max(0, reply.number(2) - counters.getOrDefault(QueueCounter.STALE_READY_ENTRIES.field(), 0L));
 		String owner = reply.text(8);
 		String layout = reply.text(10);
 		return new QueueStats(queue, reply.number(0), reply.number(1), ready, reply.number(3), reply.number(4),

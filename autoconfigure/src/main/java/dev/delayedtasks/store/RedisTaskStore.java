@@ -112,7 +112,7 @@ public final class RedisTaskStore implements TaskStore {
 		List<String> keyList = List.of(keys.sched(), keys.ready(), keys.lease(), keys.dead(), keys.wake(), keys.tick(),
 				keys.stats(), keys.task(id), keys.payload(id), keys.error(id), keys.unique(lease.uniqueDigest()));
 		String delay = (failure.retryDelay() != null) ? millis(failure.retryDelay()) : "-1";
-		List<String> args = List.of(keys.base(), id, lease.token(), delay, failure.deadReason(),
+		List<String> args = List.of(keys.base(), id, lease.token(), delay, failure.deadReason().value(),
 				failure.exceptionType(), failure.message(), Integer.toString(this.settings.deadLetterMaxCount()),
 				millis(this.settings.deadLetterMaxAge()), Integer.toString(this.settings.trimLimit()),
 				Integer.toString(this.settings.fanoutBatch()), failure.stackTrace());

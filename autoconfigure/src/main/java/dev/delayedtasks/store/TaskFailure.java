@@ -2,14 +2,16 @@ package dev.delayedtasks.store;
 
 import java.time.Duration;
 
+import dev.delayedtasks.FailureReason;
 import org.jspecify.annotations.Nullable;
 
 /**
  * How a run failed, and what the retry policy decided.
  *
  * @param retryDelay the back-off before the next run, or {@code null} to dead-letter now
- * @param deadReason the dead-letter reason when {@code retryDelay} is {@code null}, for
- * example {@code non-retryable}
+ * @param deadReason the dead-letter reason when {@code retryDelay} is {@code null}; with
+ * a retry delay, the reason that applies should the store find the task's attempts used
+ * up ({@link FailureReason#RETRIES_EXHAUSTED})
  * @param exceptionType the exception's class name
  * @param message the exception's message, truncated to 500 characters
  * @param stackTrace the exception's stack trace, bounded (at most 20 frames per
@@ -18,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * @author delayed-tasks
  * @since 0.1.0
  */
-public record TaskFailure(@Nullable Duration retryDelay, String deadReason, String exceptionType, String message,
+public record TaskFailure(@Nullable Duration retryDelay, FailureReason deadReason, String exceptionType, String message,
 		String stackTrace) {
 
 	/** The longest message kept. */
@@ -42,7 +44,7 @@ public record TaskFailure(@Nullable Duration retryDelay, String deadReason, Stri
 	 * @param exceptionType the exception's class name
 	 * @param message the exception's message
 	 */
-	public TaskFailure(@Nullable Duration retryDelay, String deadReason, String exceptionType, String message) {
+	public TaskFailure(@Nullable Duration retryDelay, FailureReason deadReason, String exceptionType, String message) {
 		this(retryDelay, deadReason, exceptionType, message, "");
 	}
 
@@ -53,7 +55,7 @@ public record TaskFailure(@Nullable Duration retryDelay, String deadReason, Stri
 	 * @param failure the exception
 	 * @return the failure
 	 */
-	public static TaskFailure of(@Nullable Duration retryDelay, String deadReason, Throwable failure) {
+	public static TaskFailure of(@Nullable Duration retryDelay, FailureReason deadReason, Throwable failure) {
 		String message = (failure.getMessage() != null) ? failure.getMessage() : "";
 		if (message.length() > MAX_MESSAGE_LENGTH) {
 			message = message.substring(0, MAX_MESSAGE_LENGTH);

@@ -9,6 +9,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.store.Lease;
 import dev.delayedtasks.store.TaskFailure;
 import dev.delayedtasks.store.TaskStore;
@@ -207,8 +208,11 @@ final class Completions {
 				this.listeners.retried(run.context(), failure, due);
 			}
 			case DEAD -> {
-				String reason = (completion.decision().retryDelay() != null) ? "retries-exhausted"
-						: completion.decision().deadReason();
+				// A failure routed to a retry is dead only when the store found its
+				// attempts used up.
+				String reason = ((completion.decision().retryDelay() != null) ? FailureReason.RETRIES_EXHAUSTED
+						: completion.decision().deadReason())
+					.value();
 				failureLogger
 					.warn("Task " + lease.id() + " of queue '" + this.queue + "' failed for good after attempt "
 							+ run.context().attempt() + " (" + reason + "), moved to the dead letters", failure);

@@ -1,8 +1,8 @@
 package dev.delayedtasks.worker;
 
 import java.time.Duration;
-import java.util.List;
 
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.NonRetryableTaskException;
 import dev.delayedtasks.store.TaskFailure;
 
@@ -11,33 +11,19 @@ import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * Decides what a failed run leads to: dead letters at once for
- * {@link NonRetryableTaskException}, configured non-retryable types and failures the
- * retry policy does not retry; otherwise a retry after the policy's back-off for that
- * attempt. Whether retries are exhausted is decided by the task's stored max attempts,
- * not here: the policy only gives the delay.
+ * {@link NonRetryableTaskException} and for failures the retry policy does not retry
+ * ({@link RetryPolicy#shouldRetry}: the exception types it includes and excludes, as
+ * {@code delayed-tasks.retry.exception-includes} and {@code exception-excludes} build
+ * it); otherwise a retry after the policy's back-off for that attempt. Whether retries
+ * are exhausted is decided by the task's stored max attempts, not here: the policy only
+ * gives the delay.
  *
  * @author delayed-tasks
  * @since 0.1.0
  */
 public final class FailureRouter {
 
-	/** Reason recorded for failures that must not be retried. */
-	public static final String NON_RETRYABLE = "non-retryable";
-
-	/** Reason recorded for payloads that cannot be converted to the handler's type. */
-	public static final String UNREADABLE_PAYLOAD = "unreadable-payload";
-
 	private static final int MAX_BACK_OFF_STEPS = 1000;
-
-	private final List<Class<? extends Throwable>> nonRetryable;
-
-	/**
-	 * Create a router.
-	 * @param nonRetryable exception types that go to the dead letters without retries
-	 */
-	public FailureRouter(List<Class<? extends Throwable>> nonRetryable) {
-		this.nonRetryable = List.copyOf(nonRetryable);
-	}
 
 	/**
 	 * Decide about a failed run.
@@ -47,11 +33,13 @@ public final class FailureRouter {
 	 * @return the failure to record
 	 */
 	public TaskFailure route(Throwable failure, int failedRuns, RetryPolicy policy) {
-		if (failure instanceof NonRetryableTaskException || isNonRetryableType(failure)
-				|| !policy.shouldRetry(failure)) {
-			return TaskFailure.of(null, NON_RETRYABLE, failure);
+		if (failure instanceof NonRetryableTaskException || !policy.shouldRetry(failure)) {
+			return TaskFailure.of(null, FailureReason.NON_RETRYABLE, failure);
 		}
-		return TaskFailure.of(backOff(policy, failedRuns + 1), NON_RETRYABLE, failure);
+		// Should the store find the task's attempts used up, it dead-letters it instead
+		// of
+		// retrying, and this is the reason that applies then.
+		return TaskFailure.of(backOff(policy, failedRuns + 1), FailureReason.RETRIES_EXHAUSTED, failure);
 	}
 
 	/**
@@ -87,10 +75,6 @@ public final class FailureRouter {
 			retries++;
 		}
 		return retries;
-	}
-
-	private boolean isNonRetryableType(Throwable failure) {
-		return this.nonRetryable.stream().anyMatch((type) -> type.isInstance(failure));
 	}
 
 }

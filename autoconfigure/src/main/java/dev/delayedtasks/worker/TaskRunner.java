@@ -6,6 +6,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskTimeoutException;
 import dev.delayedtasks.store.PayloadCodec;
@@ -102,7 +103,7 @@ final class TaskRunner {
 		}
 		catch (IllegalArgumentException ex) {
 			failure = ex;
-			decision = TaskFailure.of(null, FailureRouter.UNREADABLE_PAYLOAD, ex);
+			decision = TaskFailure.of(null, FailureReason.UNREADABLE_PAYLOAD, ex);
 		}
 		catch (Throwable ex) {
 			// An Error from a payload class's static initializer, a deserializer that
@@ -182,7 +183,7 @@ final class TaskRunner {
 		catch (RuntimeException ex) {
 			logger.warn("Retry policy of handler " + this.endpoint.id() + " failed (" + ex + "); retrying task "
 					+ context.id() + " after " + FALLBACK_BACK_OFF);
-			return TaskFailure.of(FALLBACK_BACK_OFF, FailureRouter.NON_RETRYABLE, failure);
+			return TaskFailure.of(FALLBACK_BACK_OFF, FailureReason.RETRIES_EXHAUSTED, failure);
 		}
 	}
 

@@ -11,6 +11,7 @@
 redis.replicate_commands()
 --- @include "pread"
 --- @include "now"
+--- @include "reasons"
 
 local lease, stats = KEYS[1], KEYS[2]
 local base, items = ARGV[1], tonumber(ARGV[2])
@@ -29,7 +30,7 @@ for i = 0, items - 1 do
   if type(k) == 'table' then
     redis.call('ZREM', lease, id)
     redis.call('ZADD', dead, now, id)
-    redis.call('SET', ek, 'corrupt\n\ntask key is not a hash')
+    redis.call('SET', ek, CORRUPT .. '\n\ntask key is not a hash')
     corrupted = corrupted + 1
     code = 'K'
   elseif k and k == token then

@@ -14,6 +14,7 @@
 redis.replicate_commands()
 --- @include "pread"
 --- @include "now"
+--- @include "reasons"
 
 local sched, stats, tk, pk, ek = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local base, id, tombstoneTtl = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -60,7 +61,7 @@ else
     redis.call('HDEL', tk, 'k')
   end
   redis.call('ZADD', base .. 'dead', now, id)
-  redis.call('SET', ek, 'corrupt\n\n' .. (r.err and 'task key is not a hash'
+  redis.call('SET', ek, CORRUPT .. '\n\n' .. (r.err and 'task key is not a hash'
     or s and ('unknown state ' .. s) or 'task hash has no state'))
   redis.call('HINCRBY', stats, 'corrupt', 1)
   return {now, 'K'}

@@ -19,6 +19,7 @@
 redis.replicate_commands()
 --- @include "pread"
 --- @include "now"
+--- @include "reasons"
 --- @include "int"
 
 local sched, ready, wake, tick, stats, meta = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
@@ -66,7 +67,7 @@ for i = 0, items - 1 do
     redis.call('ZREM', base .. 'lease', id)
     redis.call('ZADD', base .. 'dead', now, id)
     redis.call('SET', base .. 'e:' .. id,
-      'corrupt\n\n' .. (isHash and 'task hash has no state' or 'task key is not a hash'))
+      CORRUPT .. '\n\n' .. (isHash and 'task hash has no state' or 'task key is not a hash'))
     corrupted = corrupted + 1
     code, rdue = 'K', -1
   elseif cur[1] and cur[1] ~= 'X' then

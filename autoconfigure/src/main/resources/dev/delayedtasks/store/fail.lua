@@ -26,6 +26,7 @@
 redis.replicate_commands()
 --- @include "pread"
 --- @include "now"
+--- @include "reasons"
 --- @include "int"
 
 local sched, ready, lease, dead, wake, tick, stats, tk, pk, ek =
@@ -49,7 +50,7 @@ local r = pread('HMGET', tk, 'k', 'a', 'm', 'cr', 'u', 'f', 'x')
 if r.err then
   redis.call('ZREM', lease, id)
   redis.call('ZADD', dead, now, id)
-  redis.call('SET', ek, 'corrupt\n\ntask key is not a hash')
+  redis.call('SET', ek, CORRUPT .. '\n\ntask key is not a hash')
   redis.call('HINCRBY', stats, 'corrupt', 1)
   return {now, 'K', -1}
 end
@@ -76,14 +77,14 @@ redis.call('HDEL', tk, 'k', 'x') -- a recorded failure: the count of expired lea
 if not (a and m) then
   redis.call('HSET', tk, 's', 'D')
   redis.call('ZADD', dead, now, id)
-  redis.call('SET', ek, 'corrupt\n\nfield a or m is missing or not a number')
+  redis.call('SET', ek, CORRUPT .. '\n\nfield a or m is missing or not a number')
   redis.call('HINCRBY', stats, 'corrupt', 1)
   return {now, 'K', -1}
 end
 
 a = a + 1
 if delay == -1 or a >= m then
-  local reason = delay == -1 and deadReason or 'retries-exhausted'
+  local reason = delay == -1 and deadReason or RETRIES_EXHAUSTED
   redis.call('HSET', tk, 'a', a, 's', 'D')
   redis.call('ZADD', dead, now, id)
   if trace == '' then
@@ -98,7 +99,7 @@ if delay == -1 or a >= m then
   return {now, 'D', -1}
 end
 
-local record = 'failed\n' .. exType .. '\n' .. message
+local record = FAILED .. '\n' .. exType .. '\n' .. message
 redis.call('HINCRBY', stats, 'retry', 1)
 if delay == 0 then
   redis.call('HSET', tk, 'a', a, 's', 'R', 'd', now)

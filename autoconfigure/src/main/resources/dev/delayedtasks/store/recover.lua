@@ -9,7 +9,7 @@
 --   derived from ARGV base (same hash tag; the ids are found inside the script): t:<id> HASH, p:<id> STRING,
 --   e:<id> STRING, u:<digest> STRING
 -- ARGV: 1 base, 2 fanoutBatch, 3 scanLimit (newest leases looked at), 4 count, then count claim nonces
--- Reply: {now, released, canceled}
+-- Reply: {now, released, cancelled}
 -- keys: fixed=4 per-item=0
 redis.replicate_commands()
 --- @include "pread"
@@ -32,7 +32,7 @@ end
 local lost = {}
 for i = 1, count do lost[ARGV[4 + i]] = true end
 
-local released, canceled = 0, 0
+local released, cancelled = 0, 0
 -- A lost claim leased its tasks last, so they sit among the latest deadlines.
 for _, id in ipairs(redis.call('ZREVRANGE', lease, 0, scanLimit - 1)) do
   local tk = base .. 't:' .. id
@@ -45,7 +45,7 @@ for _, id in ipairs(redis.call('ZREVRANGE', lease, 0, scanLimit - 1)) do
       releaseUnique(id, r[4])
       deleteTask(id)
       redis.call('ZREM', lease, id)
-      canceled = canceled + 1
+      cancelled = cancelled + 1
     else
       redis.call('ZREM', lease, id)
       redis.call('HDEL', tk, 'k')
@@ -56,9 +56,9 @@ for _, id in ipairs(redis.call('ZREVRANGE', lease, 0, scanLimit - 1)) do
   end
 end
 
-if canceled > 0 then redis.call('HINCRBY', stats, 'canceled', canceled) end
+if cancelled > 0 then redis.call('HINCRBY', stats, 'canceled', cancelled) end
 if released > 0 then
   redis.call('HINCRBY', stats, 'recovered', released)
   fanout()
 end
-return {now, released, canceled}
+return {now, released, cancelled}

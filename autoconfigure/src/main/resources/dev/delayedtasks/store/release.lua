@@ -24,7 +24,7 @@ end
 
 --- @include "fanout"
 
-local reply, released, canceled = {now}, 0, 0
+local reply, released, cancelled = {now}, 0, 0
 for i = 0, items - 1 do
   local tk, pk, ek, uk = KEYS[5 + 4 * i], KEYS[6 + 4 * i], KEYS[7 + 4 * i], KEYS[8 + 4 * i]
   local id, token = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
@@ -37,7 +37,7 @@ for i = 0, items - 1 do
     redis.call('ZREM', lease, id)
     if pread('GET', uk) == id then redis.call('DEL', uk) end
     redis.call('DEL', tk, pk, ek)
-    canceled = canceled + 1
+    cancelled = cancelled + 1
     code = 'C'
   elseif int(r[2]) then
     redis.call('ZREM', lease, id)
@@ -50,6 +50,6 @@ for i = 0, items - 1 do
   reply[#reply + 1] = code
 end
 
-if canceled > 0 then redis.call('HINCRBY', stats, 'canceled', canceled) end
+if cancelled > 0 then redis.call('HINCRBY', stats, 'canceled', cancelled) end
 if released > 0 then fanout() end
 return reply

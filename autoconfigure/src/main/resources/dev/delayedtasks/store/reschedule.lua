@@ -15,6 +15,7 @@
 redis.replicate_commands()
 --- @include "pread"
 --- @include "now"
+--- @include "reasons"
 --- @include "int"
 
 local sched, ready, wake, tick, stats, tk = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
@@ -44,7 +45,7 @@ if s ~= 'S' and s ~= 'R' then
     redis.call('HDEL', tk, 'k')
   end
   redis.call('ZADD', base .. 'dead', now, id)
-  redis.call('SET', base .. 'e:' .. id, 'corrupt\n\n' .. (r.err and 'task key is not a hash'
+  redis.call('SET', base .. 'e:' .. id, CORRUPT .. '\n\n' .. (r.err and 'task key is not a hash'
     or s and ('unknown state ' .. s) or 'task hash has no state'))
   redis.call('HINCRBY', stats, 'corrupt', 1)
   return {now, 'K', -1}

@@ -11,6 +11,7 @@
 -- ARGV: 1 base, 2 hintScan (max ready hints inspected for the oldest ready due time)
 -- Reply: {now, ZCARD sched, LLEN ready, ZCARD lease, ZCARD dead, nextDue or -1, oldestReadyDue or -1, PTTL timer,
 --   timer owner or '', paused (0/1), layout version or '', then the stats hash flattened: name, value, ...}
+--   (stored field names, such as enq or canceled; Java's QueueCounter maps them to the names users see)
 -- keys: fixed=7 per-item=0
 redis.replicate_commands()
 --- @include "pread"

@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.NonRetryableTaskException;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
@@ -27,6 +28,7 @@ import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -89,7 +91,7 @@ class DelayedTasksEndpointIntegrationTests {
 			assertThat(handled.active()).isZero();
 			assertThat(handled.scheduled()).isZero();
 			assertThat(handled.paused()).isFalse();
-			assertThat(handled.counters()).containsEntry("dead", 1L);
+			assertThat(handled.counters()).containsEntry("deadLettered", 1L);
 			assertThat(handled.handlers()).singleElement().satisfies((handler) -> {
 				assertThat(handler.id()).isEqualTo(queue + "-handler");
 				assertThat(handler.concurrency()).isEqualTo(2);
@@ -145,6 +147,45 @@ class DelayedTasksEndpointIntegrationTests {
 			});
 			assertThat(json(context, detail)).doesNotContain(SECRET).doesNotContain("payload");
 			assertThat(json(context, endpoint.task(queue, ids.get(3).value()))).doesNotContain(SECRET);
+		});
+	}
+
+	@Test
+	void jsonShowsEverySpelledOutCounterTaskIdsAsStringsAndAPausedQueue() {
+		String queue = "e-json";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			TaskId dead = scheduler.enqueue(queue, new Job("fail", SECRET));
+			TaskId later = scheduler.schedule(queue, new Job("succeed", SECRET), Duration.ofHours(1));
+			awaitDeadLetters(context, queue, 1);
+			assertThat(endpoint.queueAction(queue, "pause")).isNotNull();
+			JsonNode detail = tree(context, endpoint.queue(queue));
+			JsonNode described = detail.get("queue");
+			assertThat(described.get("paused").asBoolean()).isTrue();
+			JsonNode counters = described.get("counters");
+			assertThat(counters.propertyNames()).containsExactly("created", "promoted", "claimed", "succeeded",
+					"retried", "deadLettered", "reaped", "recovered", "staleCompletions", "cancelled", "redriven",
+					"purged", "corrupt", "orphanedIndexEntries", "staleReadyEntries", "lastFencingNumber");
+			assertThat(counters.get("created").asLong()).isEqualTo(2);
+			assertThat(counters.get("claimed").asLong()).isEqualTo(1);
+			assertThat(counters.get("deadLettered").asLong()).isEqualTo(1);
+			assertThat(counters.get("succeeded").asLong()).isZero();
+			JsonNode letter = detail.get("deadLetters").get(0);
+			assertThat(letter.get("id").isString()).isTrue();
+			assertThat(letter.get("id").asString()).isEqualTo(dead.value());
+			assertThat(letter.get("reason").asString()).isEqualTo(FailureReason.NON_RETRYABLE.value());
+			assertThat(tree(context, endpoint.task(queue, later.value())).get("id").asString())
+				.isEqualTo(later.value());
+			// The library's own records that hold a TaskId render it as a string too.
+			JsonNode deadLetter = tree(context, context.getBean(DeadLetters.class).list(queue, 1).get(0));
+			assertThat(deadLetter.get("id").isString()).isTrue();
+			assertThat(deadLetter.get("id").asString()).isEqualTo(dead.value());
+			JsonNode task = tree(context, scheduler.find(queue, later).orElseThrow());
+			assertThat(task.get("id").asString()).isEqualTo(later.value());
+			assertThat(endpoint.queueAction(queue, "resume")).isNotNull();
+			assertThat(tree(context, endpoint.queue(queue)).get("queue").get("paused").asBoolean()).isFalse();
+			assertThat(json(context, endpoint.queues())).doesNotContain(SECRET);
 		});
 	}
 
@@ -335,7 +376,7 @@ class DelayedTasksEndpointIntegrationTests {
 			assertThat(endpoint.queueAction(queue, "redrive"))
 				.isEqualTo(new ActionDescriptor(queue, null, "redrive", 3));
 			await().atMost(WAIT).until(() -> handler.runs.size() == 6);
-			await().atMost(WAIT).until(() -> describe(endpoint, queue).counters().getOrDefault("done", 0L) == 3);
+			await().atMost(WAIT).until(() -> describe(endpoint, queue).counters().getOrDefault("succeeded", 0L) == 3);
 			assertThat(context.getBean(DeadLetters.class).count(queue)).isZero();
 			assertThat(endpoint.queueAction(queue, "redrive"))
 				.isEqualTo(new ActionDescriptor(queue, null, "redrive", 0));
@@ -396,6 +437,10 @@ class DelayedTasksEndpointIntegrationTests {
 
 	private static String json(AssertableApplicationContext context, Object value) {
 		return context.getBean(JsonMapper.class).writeValueAsString(value);
+	}
+
+	private static JsonNode tree(AssertableApplicationContext context, Object value) {
+		return context.getBean(JsonMapper.class).readTree(json(context, value));
 	}
 
 	private static void assertInvalid(Executable call, String message) {

@@ -21,6 +21,7 @@ import dev.delayedtasks.test.RedisKind;
 import dev.delayedtasks.test.RedisServer;
 import dev.delayedtasks.test.RedisServers;
 import dev.delayedtasks.store.PartitionKeys;
+import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
@@ -47,10 +48,10 @@ import static org.mockito.Mockito.mock;
 
 /**
  * The {@code delayedTasks} health indicator on real handlers and a real Redis: UP while
- * handlers run and queues have timer owners, whatever the backlog; details per queue and
- * the queues with ready tasks but no handler anywhere; DOWN once the handler registry has
- * stopped, or a handled queue's timer has had no owner for three timer TTLs; never a
- * Redis call of its own.
+ * handlers run and queues have timer owners, whatever the backlog or a pause; details per
+ * queue (a paused queue says so) and the queues with ready tasks but no handler anywhere;
+ * DOWN once the handler registry has stopped, or a handled queue's timer has had no owner
+ * for three timer TTLs; never a Redis call of its own.
  */
 @WithRedis
 class DelayedTasksHealthIndicatorIntegrationTests {
@@ -103,6 +104,30 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 				assertThat(readyWithoutHandler(health)).doesNotContain(queue);
 				assertThat(health.getDetails()).containsKey("snapshotAt");
 				assertThat(health.getDetails()).doesNotContainKey("problem");
+			});
+	}
+
+	@Test
+	void aPausedQueueIsUpAndShowsAsPausedUntilResumed() {
+		String queue = "h-paused";
+		this.runner.withPropertyValues("test.queue=" + queue)
+			.withUserConfiguration(HealthHandler.class)
+			.run((context) -> {
+				DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
+				QueueControl control = context.getBean(QueueControl.class);
+				awaitHealth(indicator, (candidate) -> queueDetails(candidate, queue) != null
+						&& Boolean.FALSE.equals(queueDetails(candidate, queue).get("paused")));
+				control.pause(queue);
+				context.getBean(DelayedTaskScheduler.class).enqueue(queue, "waits while paused");
+				Health paused = awaitHealth(indicator,
+						(candidate) -> Boolean.TRUE.equals(queueDetails(candidate, queue).get("paused"))
+								&& Long.valueOf(1).equals(queueDetails(candidate, queue).get("ready")));
+				assertThat(paused.getStatus()).isEqualTo(Status.UP);
+				assertThat(paused.getDetails()).doesNotContainKey("problem");
+				control.resume(queue);
+				Health resumed = awaitHealth(indicator,
+						(candidate) -> Boolean.FALSE.equals(queueDetails(candidate, queue).get("paused")));
+				assertThat(resumed.getStatus()).isEqualTo(Status.UP);
 			});
 	}
 

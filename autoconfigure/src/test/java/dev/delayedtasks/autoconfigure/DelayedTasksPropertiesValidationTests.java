@@ -89,6 +89,12 @@ class DelayedTasksPropertiesValidationTests {
 					queues.emails.retry.jitter=-1ms | queues.emails.retry.jitter is -1ms: it must be 0 or more
 					queues.emails.retry.delay=10m  | retry.max-delay is 5m: it must be at least delayed-tasks.queues.emails.retry.delay (10m)
 					queues.emails.retry.max-delay=500ms | queues.emails.retry.max-delay is 500ms: it must be at least delayed-tasks.retry.delay (1s)
+					retry.exception-includes=java.lang.String | retry.exception-includes contains java.lang.String: it must list exception types (java.lang.Throwable or a subclass)
+					retry.exception-excludes=java.lang.Object | retry.exception-excludes contains java.lang.Object: it must list exception types (java.lang.Throwable or a subclass)
+					retry.exception-includes=dev.delayedtasks.NonRetryableTaskException | retry.exception-includes contains dev.delayedtasks.NonRetryableTaskException: NonRetryableTaskException is never retried
+					queues.emails.retry.exception-includes=java.lang.String | queues.emails.retry.exception-includes contains java.lang.String: it must list exception types (java.lang.Throwable or a subclass)
+					queues.emails.retry.exception-excludes=java.lang.Thread | queues.emails.retry.exception-excludes contains java.lang.Thread: it must list exception types (java.lang.Throwable or a subclass)
+					queues.emails.retry.exception-includes=dev.delayedtasks.NonRetryableTaskException | queues.emails.retry.exception-includes contains dev.delayedtasks.NonRetryableTaskException: NonRetryableTaskException is never retried
 					key-prefix=a b                 | key-prefix is invalid: Key prefix 'a b' is invalid: character ' ' at index 1 is not allowed; use 1-64 letters, digits, '.', '-', '_', ':'
 					queues[a b].concurrency=2      | queues has overrides for an invalid queue name: Queue name 'a b' is invalid: character ' ' at index 1 is not allowed; use 1-64 letters, digits, '.', '-', '_'
 					""")
@@ -117,6 +123,51 @@ class DelayedTasksPropertiesValidationTests {
 			.run((context) -> assertFailedOnBinding(context, "delayed-tasks." + message));
 	}
 
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|',
+			textBlock = """
+					retry.exception-includes=java.lang.IllegalStateException;retry.exception-excludes=java.lang.RuntimeException | retry.exception-includes contains java.lang.IllegalStateException: delayed-tasks.retry.exception-excludes contains its supertype java.lang.RuntimeException, and an excluded type is never retried
+					retry.exception-includes=java.io.IOException;retry.exception-excludes=java.io.IOException | retry.exception-includes contains java.io.IOException: delayed-tasks.retry.exception-excludes contains it too, and an excluded type is never retried
+					queues.emails.retry.exception-includes=java.lang.IllegalStateException;retry.exception-excludes=java.lang.RuntimeException | queues.emails.retry.exception-includes contains java.lang.IllegalStateException: delayed-tasks.retry.exception-excludes contains its supertype java.lang.RuntimeException, and an excluded type is never retried
+					retry.exception-includes=java.lang.IllegalStateException;queues.emails.retry.exception-excludes=java.lang.IllegalStateException | retry.exception-includes contains java.lang.IllegalStateException: delayed-tasks.queues.emails.retry.exception-excludes contains it too, and an excluded type is never retried
+					""")
+	void anIncludedTypeThatIsAlsoExcludedFailsStartupNamingWhereEachIsSet(String properties, String message) {
+		this.runner.withPropertyValues(properties.replaceAll("(^|;)", "$1delayed-tasks.").split(";"))
+			.run((context) -> assertFailedOnBinding(context, "delayed-tasks." + message));
+	}
+
+	@Test
+	void anExceptionTypeThatIsNoClassFailsStartupNamingTheProperty() {
+		this.runner
+			.withPropertyValues("delayed-tasks.queues.emails.retry.exception-excludes=com.example.NoSuchException")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(causes(context.getStartupFailure())).hasAtLeastOneElementOfType(BindException.class)
+					.anySatisfy((cause) -> assertThat(cause)
+						.hasMessageContaining("delayed-tasks.queues.emails.retry.exception-excludes"));
+			});
+	}
+
+	@Test
+	void exceptionIncludesAndExcludesBindGloballyAndPerQueueAndAnEmptyQueueListClearsTheGlobalOne() {
+		new ApplicationContextRunner().withUserConfiguration(PropertiesOnly.class)
+			.withPropertyValues("delayed-tasks.retry.exception-excludes=java.lang.IllegalArgumentException",
+					"delayed-tasks.queues.emails.retry.exception-includes=java.io.IOException,java.util.concurrent.TimeoutException",
+					"delayed-tasks.queues.reports.retry.exception-excludes=")
+			.run((context) -> {
+				DelayedTasksProperties properties = context.getBean(DelayedTasksProperties.class);
+				assertThat(properties.retry().exceptionIncludes()).isEmpty();
+				assertThat(properties.retry().exceptionExcludes()).containsExactly(IllegalArgumentException.class);
+				assertThat(properties.retry("emails").exceptionIncludes()).containsExactly(java.io.IOException.class,
+						java.util.concurrent.TimeoutException.class);
+				assertThat(properties.retry("emails").exceptionExcludes())
+					.containsExactly(IllegalArgumentException.class);
+				assertThat(properties.retry("reports").exceptionExcludes()).isEmpty();
+				assertThat(properties.retry("other").exceptionExcludes())
+					.containsExactly(IllegalArgumentException.class);
+			});
+	}
+
 	@Test
 	void invalidValueIsReportedByBootAsABindingFailureWithTheRuleAsTheReason(CapturedOutput output) {
 		SpringApplication application = new SpringApplication(Application.class);
@@ -139,7 +190,10 @@ class DelayedTasksPropertiesValidationTests {
 			"dead-letter.max-count=1", "queues.emails.concurrency=1", "queues.emails.timeout=1ms",
 			"queues.emails.retry.max-retries=0", "queues.emails.retry.delay=5m", "queues.emails.retry.max-delay=1s",
 			"queues.emails.retry.delay=10m;queues.emails.retry.max-delay=10m", "queues[orders.v2].concurrency=2",
-			"key-prefix=a.b-c_d:e" })
+			"key-prefix=a.b-c_d:e",
+			"retry.exception-includes=java.io.IOException;retry.exception-excludes=java.io.FileNotFoundException",
+			"retry.exception-excludes=java.lang.RuntimeException;queues.emails.retry.exception-excludes=;queues.emails.retry.exception-includes=java.lang.IllegalStateException",
+			"queues.emails.retry.exception-includes=java.lang.Throwable" })
 	void smallestValidValuesStart(String properties) {
 		new ApplicationContextRunner().withUserConfiguration(PropertiesOnly.class)
 			.withPropertyValues(properties.replaceAll("(^|;)", "$1delayed-tasks.").split(";"))

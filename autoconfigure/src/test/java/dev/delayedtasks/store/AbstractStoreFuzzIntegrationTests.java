@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
@@ -796,8 +797,10 @@ abstract class AbstractStoreFuzzIntegrationTests {
 				this.held.remove(lease);
 				boolean dead = this.random.nextInt(5) == 0;
 				TaskFailure failure = dead
-						? new TaskFailure(null, "non-retryable", "java.lang.IllegalStateException", "fuzz says no")
-						: new TaskFailure(millis(101), "", "java.lang.RuntimeException", "try again");
+						? new TaskFailure(null, FailureReason.NON_RETRYABLE, "java.lang.IllegalStateException",
+								"fuzz says no")
+						: new TaskFailure(millis(101), FailureReason.RETRIES_EXHAUSTED, "java.lang.RuntimeException",
+								"try again");
 				FailOutcome outcome = fixture().store.fail(queue, lease.task().lease(), failure);
 				this.model.count("fail " + outcome.kind());
 				if (outcome.kind() == FailOutcome.Kind.CANCELLED) {

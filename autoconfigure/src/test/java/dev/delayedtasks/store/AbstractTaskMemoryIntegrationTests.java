@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
@@ -158,7 +159,7 @@ abstract class AbstractTaskMemoryIntegrationTests {
 		String exceptionType = "com.example.some.rather.deeply.nested.pkg.SomethingWentWrongWhileSendingException";
 		ClaimedTask failed = batch.tasks().get(1);
 		FailOutcome retry = this.fixture.store.fail(queue, failed.lease(),
-				new TaskFailure(Duration.ofHours(1), "", exceptionType, longMessage));
+				new TaskFailure(Duration.ofHours(1), FailureReason.RETRIES_EXHAUSTED, exceptionType, longMessage));
 		assertThat(retry.kind()).isEqualTo(FailOutcome.Kind.RETRY_SCHEDULED);
 		assertThat(this.fixture.hash(queue, failed.id().value())).containsEntry("s", "S").containsEntry("a", "1");
 		assertThat(encoding(keys.task(failed.id().value()))).as("task that failed once, retry scheduled")
@@ -166,7 +167,7 @@ abstract class AbstractTaskMemoryIntegrationTests {
 
 		ClaimedTask dead = batch.tasks().get(2);
 		FailOutcome deadOutcome = this.fixture.store.fail(queue, dead.lease(),
-				new TaskFailure(null, "non-retryable", exceptionType, longMessage));
+				new TaskFailure(null, FailureReason.NON_RETRYABLE, exceptionType, longMessage));
 		assertThat(deadOutcome.kind()).isEqualTo(FailOutcome.Kind.DEAD);
 		assertThat(encoding(keys.task(dead.id().value()))).as("dead task").isEqualTo(compactHash());
 

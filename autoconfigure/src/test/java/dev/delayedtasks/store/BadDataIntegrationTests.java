@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.delayedtasks.DelayedTaskException;
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.Names;
 import dev.delayedtasks.ScheduleResult;
@@ -323,7 +324,7 @@ class BadDataIntegrationTests {
 		damage(probe, Damage.NO_PAYLOAD);
 		Map<String, String> healthy = healthySnapshot(probe);
 		FailOutcome outcome = this.fixture.store.fail(queue, tasks.get(BAD).lease(),
-				new TaskFailure(Duration.ZERO, "non-retryable", "java.lang.RuntimeException", "retry now"));
+				new TaskFailure(Duration.ZERO, FailureReason.NON_RETRYABLE, "java.lang.RuntimeException", "retry now"));
 		// fail does not read payloads (its contract): the retry is queued like any other
 		assertThat(outcome.kind()).isEqualTo(FailOutcome.Kind.RETRY_READY);
 		assertThat(probe.violations()).singleElement()
@@ -675,14 +676,11 @@ class BadDataIntegrationTests {
 
 	private void seedDead(String queue) {
 		seedActive(queue).values()
-			.forEach(
-					(task) -> assertThat(
-							this.fixture.store
-								.fail(queue, task.lease(),
-										new TaskFailure(null, "non-retryable", "java.lang.RuntimeException",
-												task.id().value()))
-								.kind())
-						.isEqualTo(FailOutcome.Kind.DEAD));
+			.forEach((task) -> assertThat(this.fixture.store
+				.fail(queue, task.lease(),
+						new TaskFailure(null, FailureReason.NON_RETRYABLE, "java.lang.RuntimeException",
+								task.id().value()))
+				.kind()).isEqualTo(FailOutcome.Kind.DEAD));
 	}
 
 	private void damage(PartitionProbe probe, Damage damage) {
@@ -748,7 +746,8 @@ class BadDataIntegrationTests {
 	}
 
 	private static TaskFailure retryInOneMinute() {
-		return new TaskFailure(Duration.ofMinutes(1), "non-retryable", "java.lang.RuntimeException", "retry later");
+		return new TaskFailure(Duration.ofMinutes(1), FailureReason.NON_RETRYABLE, "java.lang.RuntimeException",
+				"retry later");
 	}
 
 	private PartitionProbe probe(String queue) {

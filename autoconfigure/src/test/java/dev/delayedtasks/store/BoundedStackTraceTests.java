@@ -2,6 +2,8 @@ package dev.delayedtasks.store;
 
 import java.time.Duration;
 
+import dev.delayedtasks.FailureReason;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,19 +69,19 @@ class BoundedStackTraceTests {
 
 	@Test
 	void aGivenTraceIsNormalizedSoTheErrorRecordStaysReadable() {
-		TaskFailure failure = new TaskFailure(null, "non-retryable", "E", "m",
+		TaskFailure failure = new TaskFailure(null, FailureReason.NON_RETRYABLE, "E", "m",
 				"E\r\n\tat a.B.c(B.java:1)\n\n\u001E\n\tat d.E.f(E.java:2)\n" + "x".repeat(5000));
 		assertThat(failure.stackTrace()).startsWith("E\n\tat a.B.c(B.java:1)\n\tat d.E.f(E.java:2)\n")
 			.doesNotContain("\n\n")
 			.doesNotContain("\u001E")
 			.endsWith(BoundedStackTrace.TRUNCATED)
 			.hasSizeLessThanOrEqualTo(TaskFailure.MAX_STACK_TRACE_LENGTH);
-		assertThat(new TaskFailure(null, "non-retryable", "E", "m").stackTrace()).isEmpty();
+		assertThat(new TaskFailure(null, FailureReason.NON_RETRYABLE, "E", "m").stackTrace()).isEmpty();
 	}
 
 	@Test
 	void taskFailureOfBuildsTheTrace() {
-		TaskFailure failure = TaskFailure.of(Duration.ofSeconds(1), "non-retryable",
+		TaskFailure failure = TaskFailure.of(Duration.ofSeconds(1), FailureReason.NON_RETRYABLE,
 				new IllegalStateException("boom", new java.io.IOException("secret")));
 		assertThat(failure.stackTrace()).startsWith("java.lang.IllegalStateException\n\tat ")
 			.contains(BoundedStackTraceTests.class.getName() + ".taskFailureOfBuildsTheTrace(")

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 import dev.delayedtasks.DeadLetter;
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo.TaskError;
 import dev.delayedtasks.TaskRequest;
@@ -284,15 +285,16 @@ class DeadLettersIntegrationTests {
 		TaskId id = this.fixture.scheduler.enqueue(queue, new Secret(SECRET));
 		Throwable failure = failureWithDeepCauses(6, 50);
 		ClaimedTask first = this.fixture.store.claim(queue, 1, "n1").tasks().get(0);
-		assertThat(this.fixture.store.fail(queue, first.lease(), TaskFailure.of(Duration.ZERO, "", failure)).kind())
-			.isEqualTo(FailOutcome.Kind.RETRY_READY);
+		assertThat(this.fixture.store
+			.fail(queue, first.lease(), TaskFailure.of(Duration.ZERO, FailureReason.RETRIES_EXHAUSTED, failure))
+			.kind()).isEqualTo(FailOutcome.Kind.RETRY_READY);
 		// A retrying task keeps no trace, so a retry storm stays small.
 		assertThat(probe.error(id.value())).isEqualTo("failed\n" + IllegalStateException.class.getName()
 				+ "\ntop failure\nwith a second line\n\nand a blank one");
 		ClaimedTask second = this.fixture.store.claim(queue, 1, "n2").tasks().get(0);
-		assertThat(
-				this.fixture.store.fail(queue, second.lease(), TaskFailure.of(null, "non-retryable", failure)).kind())
-			.isEqualTo(FailOutcome.Kind.DEAD);
+		assertThat(this.fixture.store
+			.fail(queue, second.lease(), TaskFailure.of(null, FailureReason.NON_RETRYABLE, failure))
+			.kind()).isEqualTo(FailOutcome.Kind.DEAD);
 
 		DeadLetter letter = this.fixture.deadLetters.list(queue, 1).get(0);
 		assertThat(letter.reason()).isEqualTo("non-retryable");
@@ -396,7 +398,7 @@ class DeadLettersIntegrationTests {
 				probe.awaitAfter(last);
 			}
 			FailOutcome outcome = fixture.store.fail(queue, task.lease(),
-					new TaskFailure(null, "non-retryable", "java.lang.IllegalStateException", "fatal"));
+					new TaskFailure(null, FailureReason.NON_RETRYABLE, "java.lang.IllegalStateException", "fatal"));
 			assertThat(outcome.kind()).isEqualTo(FailOutcome.Kind.DEAD);
 			last = outcome.now();
 		}
@@ -405,7 +407,8 @@ class DeadLettersIntegrationTests {
 
 	private FailOutcome fail(StoreFixture fixture, String queue, Duration retryDelay, String type, String message) {
 		ClaimedTask task = fixture.store.claim(queue, 1, "n1").tasks().get(0);
-		return fixture.store.fail(queue, task.lease(), new TaskFailure(retryDelay, "non-retryable", type, message));
+		return fixture.store.fail(queue, task.lease(),
+				new TaskFailure(retryDelay, FailureReason.NON_RETRYABLE, type, message));
 	}
 
 	private static PartitionProbe probe(StoreFixture fixture, String queue) {

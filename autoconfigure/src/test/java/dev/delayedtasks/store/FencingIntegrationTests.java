@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.store.TaskStore.AckOutcome;
@@ -30,7 +31,7 @@ class FencingIntegrationTests {
 
 	private static final Duration GRACE = Duration.ofMillis(200);
 
-	private static final TaskFailure FAILURE = new TaskFailure(Duration.ZERO, "non-retryable",
+	private static final TaskFailure FAILURE = new TaskFailure(Duration.ZERO, FailureReason.NON_RETRYABLE,
 			"java.lang.IllegalStateException", "late failure");
 
 	private StoreFixture fixture;
@@ -83,7 +84,7 @@ class FencingIntegrationTests {
 		PartitionProbe probe = takeover.probe();
 		Map<String, String> before = probe.snapshot("stale");
 		FailOutcome outcome = this.fixture.store.fail("fence-fail-dead", takeover.old().lease(),
-				new TaskFailure(null, "non-retryable", "java.lang.IllegalStateException", "fatal"));
+				new TaskFailure(null, FailureReason.NON_RETRYABLE, "java.lang.IllegalStateException", "fatal"));
 		assertThat(outcome.kind()).isEqualTo(FailOutcome.Kind.STALE);
 		assertThat(probe.snapshot("stale")).isEqualTo(before);
 		assertThat(probe.dead()).isEmpty();
@@ -226,8 +227,9 @@ class FencingIntegrationTests {
 	@Test
 	void replayedFailWhoseFirstCallWasAppliedIsGoneNotStale() {
 		List<TaskFailure> failures = List.of(FAILURE,
-				new TaskFailure(Duration.ofMinutes(1), "non-retryable", "java.lang.IllegalStateException", "later"),
-				new TaskFailure(null, "non-retryable", "java.lang.IllegalStateException", "fatal"));
+				new TaskFailure(Duration.ofMinutes(1), FailureReason.NON_RETRYABLE, "java.lang.IllegalStateException",
+						"later"),
+				new TaskFailure(null, FailureReason.NON_RETRYABLE, "java.lang.IllegalStateException", "fatal"));
 		for (int i = 0; i < failures.size(); i++) {
 			String queue = "fence-fail-replay-" + i;
 			PartitionProbe probe = new PartitionProbe(this.fixture, queue);
@@ -250,13 +252,11 @@ class FencingIntegrationTests {
 	void lateFailAfterTheNextOwnerRecordedItsFailureIsStale() {
 		Takeover takeover = takeover("fence-fail-after-next");
 		PartitionProbe probe = takeover.probe();
-		assertThat(
-				this.fixture.store
-					.fail("fence-fail-after-next", takeover.current().lease(),
-							new TaskFailure(Duration.ofMinutes(1), "non-retryable", "java.lang.IllegalStateException",
-									"later"))
-					.kind())
-			.isEqualTo(FailOutcome.Kind.RETRY_SCHEDULED);
+		assertThat(this.fixture.store
+			.fail("fence-fail-after-next", takeover.current().lease(),
+					new TaskFailure(Duration.ofMinutes(1), FailureReason.NON_RETRYABLE,
+							"java.lang.IllegalStateException", "later"))
+			.kind()).isEqualTo(FailOutcome.Kind.RETRY_SCHEDULED);
 		Map<String, String> before = probe.snapshot("stale");
 		assertThat(this.fixture.store.fail("fence-fail-after-next", takeover.old().lease(), FAILURE).kind())
 			.as("the task ran twice: the old lease's run and the next owner's")

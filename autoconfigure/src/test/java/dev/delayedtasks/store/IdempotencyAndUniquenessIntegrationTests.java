@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.delayedtasks.DelayedTaskListener;
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.ScheduleResult.Outcome;
 import dev.delayedtasks.TaskId;
@@ -95,7 +96,7 @@ class IdempotencyAndUniquenessIntegrationTests {
 		ScheduleResult first = this.fixture.scheduler.submit(TaskRequest.of("idem-dead", Map.of("v", 1)).id("job-1"));
 		ClaimedTask task = this.fixture.store.claim("idem-dead", 1, "n1").tasks().get(0);
 		this.fixture.store.fail("idem-dead", task.lease(),
-				new TaskFailure(null, "non-retryable", "java.lang.RuntimeException", "fatal"));
+				new TaskFailure(null, FailureReason.NON_RETRYABLE, "java.lang.RuntimeException", "fatal"));
 		assertThat(probe.dead()).containsOnlyKeys("job-1");
 		Map<String, String> before = probe.snapshot();
 		ScheduleResult again = this.fixture.scheduler
@@ -194,8 +195,8 @@ class IdempotencyAndUniquenessIntegrationTests {
 		TaskId id = this.fixture.scheduler.schedule(request);
 		ClaimedTask task = this.fixture.store.claim("uniq-running", 1, "n1").tasks().get(0);
 		assertThat(this.fixture.scheduler.submit(request).outcome()).isEqualTo(Outcome.DUPLICATE);
-		this.fixture.store.fail("uniq-running", task.lease(),
-				new TaskFailure(Duration.ofMinutes(1), "non-retryable", "java.lang.RuntimeException", "retry"));
+		this.fixture.store.fail("uniq-running", task.lease(), new TaskFailure(Duration.ofMinutes(1),
+				FailureReason.NON_RETRYABLE, "java.lang.RuntimeException", "retry"));
 		ScheduleResult duringRetry = this.fixture.scheduler.submit(request);
 		assertThat(duringRetry.outcome()).isEqualTo(Outcome.DUPLICATE);
 		assertThat(duringRetry.id()).isEqualTo(id);
@@ -344,7 +345,7 @@ class IdempotencyAndUniquenessIntegrationTests {
 		TaskId first = this.fixture.scheduler.schedule(request);
 		ClaimedTask task = this.fixture.store.claim("uniq-dead", 1, "n1").tasks().get(0);
 		this.fixture.store.fail("uniq-dead", task.lease(),
-				new TaskFailure(null, "non-retryable", "java.lang.RuntimeException", "fatal"));
+				new TaskFailure(null, FailureReason.NON_RETRYABLE, "java.lang.RuntimeException", "fatal"));
 		assertThat(probe.allKeys()).noneMatch((key) -> key.startsWith(probe.keys.base() + "u:"));
 		ScheduleResult next = this.fixture.scheduler.submit(request);
 		assertThat(next.outcome()).isEqualTo(Outcome.CREATED);

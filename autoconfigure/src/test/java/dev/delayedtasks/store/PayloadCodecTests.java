@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.TaskId;
 import dev.delayedtasks.store.PayloadCodec.Envelope;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,17 @@ class PayloadCodecTests {
 		assertThat(this.codec.envelope("emails", null, Map.of())).isEqualTo("{\"h\":{},\"b\":null}");
 		assertThat(this.codec.envelope("emails", "text", Map.of())).isEqualTo("{\"h\":{},\"b\":\"text\"}");
 		assertThat(this.codec.envelope("emails", 42, Map.of())).isEqualTo("{\"h\":{},\"b\":42}");
+	}
+
+	@Test
+	void aTaskIdInAPayloadIsWrittenAsAStringAndReadBackFromTheObjectShapeOfEarlierBuilds() {
+		FollowUp followUp = new FollowUp(TaskId.of("order-42"));
+		String envelope = this.codec.envelope("emails", followUp, Map.of());
+		assertThat(envelope).isEqualTo("{\"h\":{},\"b\":{\"after\":\"order-42\"}}");
+		assertThat(convert(envelope, FollowUp.class)).isEqualTo(followUp);
+		// Stored before ids were written as strings.
+		assertThat(convert("{\"h\":{},\"b\":{\"after\":{\"value\":\"order-42\"}}}", FollowUp.class))
+			.isEqualTo(followUp);
 	}
 
 	@Test
@@ -252,6 +264,14 @@ class PayloadCodecTests {
 		JsonNode item = typed.read("{\"h\":{},\"b\":{\"@class\":\"java.lang.ProcessBuilder\",\"name\":\"a\",\"n\":1}}")
 			.body();
 		assertThat(typed.<Object>convert(item, typed.type(Item.class))).isEqualTo(new Item("a", 1));
+	}
+
+	private <T> T convert(String envelope, Class<T> type) {
+		return this.codec.convert(this.codec.read(envelope).body(), this.codec.type(type));
+	}
+
+	record FollowUp(TaskId after) {
+
 	}
 
 	record Item(String name, int n) {

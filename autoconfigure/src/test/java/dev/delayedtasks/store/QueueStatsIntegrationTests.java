@@ -3,6 +3,7 @@ package dev.delayedtasks.store;
 import java.time.Duration;
 import java.util.List;
 
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.test.TestRedis;
@@ -42,7 +43,7 @@ class QueueStatsIntegrationTests {
 		this.fixture.scheduler.enqueue(queue, "waiting");
 		ClaimBatch batch = this.fixture.store.claim(queue, 2, "n");
 		this.fixture.store.fail(queue, batch.tasks().get(1).lease(),
-				new TaskFailure(null, "non-retryable", "java.lang.IllegalStateException", "boom"));
+				new TaskFailure(null, FailureReason.NON_RETRYABLE, "java.lang.IllegalStateException", "boom"));
 		assertThat(this.fixture.scheduler.cancel(queue, cancelled)).isTrue();
 
 		QueueStats snapshot = this.stats.read(queue);

@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 import dev.delayedtasks.DelayedTaskListener;
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
 import org.junit.jupiter.api.Test;
@@ -279,8 +280,8 @@ class ScriptHeaderTests {
 		store.resignTimer("q", "owner");
 		store.ack("q", List.of(plain));
 		store.ack("q", List.of(plain, unique, plain));
-		store.fail("q", plain, new TaskFailure(Duration.ofSeconds(1), "non-retryable", "E", "m"));
-		store.fail("q", unique, new TaskFailure(null, "non-retryable", "E", "m"));
+		store.fail("q", plain, new TaskFailure(Duration.ofSeconds(1), FailureReason.NON_RETRYABLE, "E", "m"));
+		store.fail("q", unique, new TaskFailure(null, FailureReason.NON_RETRYABLE, "E", "m"));
 		store.extend("q", List.of(plain));
 		store.extend("q", List.of(plain, unique));
 		store.release("q", List.of(unique));

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.delayedtasks.DeadLetter;
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo.TaskError;
@@ -375,7 +376,7 @@ class StateTransitionsIntegrationTests {
 		ClaimedTask task = this.fixture.store.claim("st-fail-backoff", 1, "n1").tasks().get(0);
 		probe.clearSignals();
 		FailOutcome outcome = this.fixture.store.fail("st-fail-backoff", task.lease(),
-				new TaskFailure(Duration.ofMinutes(1), "non-retryable", BOOM, "boom"));
+				new TaskFailure(Duration.ofMinutes(1), FailureReason.NON_RETRYABLE, BOOM, "boom"));
 		assertThat(outcome.kind()).isEqualTo(FailOutcome.Kind.RETRY_SCHEDULED);
 		assertThat(outcome.dueMs()).isEqualTo(outcome.now() + 60_000);
 		assertThat(probe.sched()).containsExactly(entry(id.value(), outcome.dueMs()));
@@ -404,7 +405,7 @@ class StateTransitionsIntegrationTests {
 		ClaimedTask task = this.fixture.store.claim("st-fail-now", 1, "n1").tasks().get(0);
 		probe.clearSignals();
 		FailOutcome outcome = this.fixture.store.fail("st-fail-now", task.lease(),
-				new TaskFailure(Duration.ZERO, "non-retryable", BOOM, "again"));
+				new TaskFailure(Duration.ZERO, FailureReason.NON_RETRYABLE, BOOM, "again"));
 		assertThat(outcome.kind()).isEqualTo(FailOutcome.Kind.RETRY_READY);
 		assertThat(outcome.dueMs()).isEqualTo(outcome.now());
 		assertThat(probe.ready()).containsExactly(id.value());
@@ -431,11 +432,12 @@ class StateTransitionsIntegrationTests {
 			.schedule(TaskRequest.of("st-fail-exhausted", new Greeting("doomed")).maxAttempts(2));
 		ClaimedTask first = this.fixture.store.claim("st-fail-exhausted", 1, "n1").tasks().get(0);
 		assertThat(this.fixture.store
-			.fail("st-fail-exhausted", first.lease(), new TaskFailure(Duration.ZERO, "non-retryable", BOOM, "one"))
+			.fail("st-fail-exhausted", first.lease(),
+					new TaskFailure(Duration.ZERO, FailureReason.NON_RETRYABLE, BOOM, "one"))
 			.kind()).isEqualTo(FailOutcome.Kind.RETRY_READY);
 		ClaimedTask second = this.fixture.store.claim("st-fail-exhausted", 1, "n1").tasks().get(0);
 		FailOutcome outcome = this.fixture.store.fail("st-fail-exhausted", second.lease(),
-				new TaskFailure(Duration.ZERO, "non-retryable", BOOM, "two"));
+				new TaskFailure(Duration.ZERO, FailureReason.NON_RETRYABLE, BOOM, "two"));
 		assertThat(outcome.kind()).isEqualTo(FailOutcome.Kind.DEAD);
 		assertThat(outcome.dueMs()).isEqualTo(-1);
 		assertThat(probe.dead()).containsExactly(entry(id.value(), outcome.now()));
@@ -460,7 +462,7 @@ class StateTransitionsIntegrationTests {
 		TaskId id = this.fixture.scheduler.enqueue("st-fail-fatal", new Greeting("bad input"));
 		ClaimedTask task = this.fixture.store.claim("st-fail-fatal", 1, "n1").tasks().get(0);
 		FailOutcome outcome = this.fixture.store.fail("st-fail-fatal", task.lease(),
-				new TaskFailure(null, "non-retryable", "com.example.BadInputException", "no such user"));
+				new TaskFailure(null, FailureReason.NON_RETRYABLE, "com.example.BadInputException", "no such user"));
 		assertThat(outcome.kind()).isEqualTo(FailOutcome.Kind.DEAD);
 		assertThat(probe.dead()).containsExactly(entry(id.value(), outcome.now()));
 		assertThat(probe.lease()).isEmpty();
@@ -553,7 +555,7 @@ class StateTransitionsIntegrationTests {
 			ClaimedTask task = fixture.store.claim("st-reap-count", 1, "n" + i).tasks().get(0);
 			assertThat(fixture.store
 				.fail("st-reap-count", task.lease(),
-						new TaskFailure(Duration.ZERO, "non-retryable", BOOM, "ordinary " + i))
+						new TaskFailure(Duration.ZERO, FailureReason.NON_RETRYABLE, BOOM, "ordinary " + i))
 				.kind()).isEqualTo(FailOutcome.Kind.RETRY_READY);
 		}
 		assertThat(probe.task(id.value())).as("no expired lease yet costs no field").doesNotContainKey("x");
@@ -590,7 +592,8 @@ class StateTransitionsIntegrationTests {
 		ClaimedTask retried = fixture.store.claim("st-reap-reset", 1, "n2").tasks().get(0);
 		assertThat(probe.task(id.value())).containsEntry("x", "1");
 		assertThat(fixture.store
-			.fail("st-reap-reset", retried.lease(), new TaskFailure(Duration.ZERO, "non-retryable", BOOM, "ordinary"))
+			.fail("st-reap-reset", retried.lease(),
+					new TaskFailure(Duration.ZERO, FailureReason.NON_RETRYABLE, BOOM, "ordinary"))
 			.kind()).isEqualTo(FailOutcome.Kind.RETRY_READY);
 		assertThat(probe.task(id.value())).doesNotContainKey("x");
 		ClaimBatch again = fixture.store.claim("st-reap-reset", 1, "n3");
@@ -701,8 +704,8 @@ class StateTransitionsIntegrationTests {
 		TaskId id = this.fixture.scheduler.enqueue("st-cancel-a-fail", new Greeting("running"));
 		ClaimedTask task = this.fixture.store.claim("st-cancel-a-fail", 1, "n1").tasks().get(0);
 		this.fixture.scheduler.cancel("st-cancel-a-fail", id);
-		FailOutcome outcome = this.fixture.store.fail("st-cancel-a-fail", task.lease(),
-				new TaskFailure(Duration.ZERO, "non-retryable", "java.lang.InterruptedException", "stopped"));
+		FailOutcome outcome = this.fixture.store.fail("st-cancel-a-fail", task.lease(), new TaskFailure(Duration.ZERO,
+				FailureReason.NON_RETRYABLE, "java.lang.InterruptedException", "stopped"));
 		assertThat(outcome.kind()).isEqualTo(FailOutcome.Kind.CANCELLED);
 		assertThat(probe.taskKeys(id.value())).isEmpty();
 		assertThat(probe.ready()).isEmpty();
@@ -951,7 +954,8 @@ class StateTransitionsIntegrationTests {
 		TaskId id = this.fixture.scheduler.enqueue(queue, new Greeting("dead"));
 		ClaimedTask task = this.fixture.store.claim(queue, 1, "n1").tasks().get(0);
 		assertThat(task.id()).isEqualTo(id);
-		assertThat(this.fixture.store.fail(queue, task.lease(), new TaskFailure(null, "non-retryable", BOOM, "fatal"))
+		assertThat(this.fixture.store
+			.fail(queue, task.lease(), new TaskFailure(null, FailureReason.NON_RETRYABLE, BOOM, "fatal"))
 			.kind()).isEqualTo(FailOutcome.Kind.DEAD);
 		return id;
 	}

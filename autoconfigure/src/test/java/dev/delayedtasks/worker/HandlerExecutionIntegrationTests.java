@@ -15,6 +15,7 @@ import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.NonRetryableTaskException;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskContext;
@@ -197,10 +198,10 @@ class HandlerExecutionIntegrationTests {
 	}
 
 	@Test
-	void configuredNonRetryableExceptionTypesAndTheirSubclassesAreDeadLetteredAfterOneRun() {
+	void excludedExceptionTypesAndTheirSubclassesAreDeadLetteredAfterOneRun() {
 		this.runner
 			.withPropertyValues("test.queue=exec-nonretryable-types", "delayed-tasks.retry.max-retries=1",
-					"delayed-tasks.retry.non-retryable-exceptions=java.lang.IllegalArgumentException")
+					"delayed-tasks.retry.exception-excludes=java.lang.IllegalArgumentException")
 			.withUserConfiguration(BehaviourHandler.class)
 			.run((context) -> {
 				RunLog log = context.getBean(RunLog.class);
@@ -221,6 +222,31 @@ class HandlerExecutionIntegrationTests {
 				}).anySatisfy((letter) -> {
 					assertThat(letter.id()).isEqualTo(other);
 					assertThat(letter.reason()).isEqualTo("retries-exhausted");
+				});
+			});
+	}
+
+	@Test
+	void aQueueThatIncludesExceptionTypesRetriesOnlyThoseAndDeadLettersTheOthersAfterOneRun() {
+		this.runner
+			.withPropertyValues("test.queue=exec-included-types", "delayed-tasks.retry.max-retries=1",
+					"delayed-tasks.queues.exec-included-types.retry.exception-includes=java.lang.IllegalStateException")
+			.withUserConfiguration(BehaviourHandler.class)
+			.run((context) -> {
+				RunLog log = context.getBean(RunLog.class);
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				DeadLetters deadLetters = context.getBean(DeadLetters.class);
+				TaskId notIncluded = scheduler.enqueue("exec-included-types", new Command("number-format"));
+				TaskId included = scheduler.enqueue("exec-included-types", new Command("always"));
+				await().atMost(WAIT).until(() -> deadLetters.count("exec-included-types") == 2);
+				assertThat(log.of(notIncluded)).hasSize(1);
+				assertThat(log.of(included)).hasSize(2);
+				assertThat(deadLetters.list("exec-included-types", 10)).anySatisfy((letter) -> {
+					assertThat(letter.id()).isEqualTo(notIncluded);
+					assertThat(letter.reason()).isEqualTo(FailureReason.NON_RETRYABLE.value());
+				}).anySatisfy((letter) -> {
+					assertThat(letter.id()).isEqualTo(included);
+					assertThat(letter.reason()).isEqualTo(FailureReason.RETRIES_EXHAUSTED.value());
 				});
 			});
 	}

@@ -16,6 +16,7 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskState;
 import dev.delayedtasks.benchmarks.SoakPlan.Cancel;
 import dev.delayedtasks.benchmarks.SoakPlan.PlannedTask;
+import dev.delayedtasks.store.QueueCounter;
 import dev.delayedtasks.store.QueueStats;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -128,7 +129,8 @@ class SoakWorkload implements Workload {
 				"kills", chaos.kills().size(), "schedule_errors",
 				plan.tasks().stream().filter((task) -> !task.stored()).count(), "cancel_refused",
 				count(plan, Cancel.REFUSED), "cancel_errors", count(plan, Cancel.FAILED), "reaped",
-				stats.counter("reaped"), "stale_acks", stats.counter("stale"), "dead_reasons", reasons(deadReasons));
+				stats.counter(QueueCounter.REAPED), "stale_acks", stats.counter(QueueCounter.STALE_COMPLETIONS),
+				"dead_reasons", reasons(deadReasons));
 		fields.putAll(SoakRecovery.of(chaos.kills(), chaos.outage(), runs).fields());
 		fields.putAll(verdict.fields());
 		return List.of(WorkloadResult.of(name(), fields, null));
@@ -161,7 +163,7 @@ class SoakWorkload implements Workload {
 			counts = " runs=" + totals.getOrDefault("runs", 0L) + " succeeded=" + totals.getOrDefault("succeeded", 0L)
 					+ " failed=" + totals.getOrDefault("failed", 0L) + " queue_scheduled=" + stats.scheduled()
 					+ " queue_ready=" + stats.ready() + " queue_active=" + stats.active() + " queue_dead="
-					+ stats.dead() + " reaped=" + stats.counter("reaped");
+					+ stats.dead() + " reaped=" + stats.counter(QueueCounter.REAPED);
 		}
 		catch (RuntimeException ex) {
 			counts = " redis=unreachable";

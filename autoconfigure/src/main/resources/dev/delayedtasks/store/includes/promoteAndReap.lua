@@ -7,6 +7,7 @@
 --- @include "int"
 --- @include "releaseUnique"
 --- @include "deleteTask"
+--- @include "reasons"
 local counts = {}
 local function bump(field, by) counts[field] = (counts[field] or 0) + (by or 1) end
 local function flushCounts()
@@ -29,7 +30,7 @@ local problems = {notahash = 'task key is not a hash', nostate = 'task hash has 
 local function corrupt(id, status, what, index)
   local tk = base .. 't:' .. id
   -- e: is not a declared key: touching it first means a moved slot raises before this task changed.
-  redis.call('SET', base .. 'e:' .. id, 'corrupt\n\n' .. (what or problems[status]))
+  redis.call('SET', base .. 'e:' .. id, CORRUPT .. '\n\n' .. (what or problems[status]))
   if index then redis.call('ZREM', index, id) end
   if status ~= 'notahash' then
     redis.call('HSET', tk, 's', 'D')
@@ -95,7 +96,7 @@ local function reapExpired()
       -- Poison-pill guard: a task that keeps killing its worker stops being redelivered.
       local what = 'lease expired after ' .. (x + 1) .. ' deliveries'
       if x + 1 ~= v then what = what .. ' in a row (' .. v .. ' in all)' end
-      redis.call('SET', base .. 'e:' .. id, 'max-deliveries\n\n' .. what)
+      redis.call('SET', base .. 'e:' .. id, MAX_DELIVERIES .. '\n\n' .. what)
       releaseUnique(id, r[4])
       redis.call('ZREM', lease, id)
       redis.call('HDEL', tk, 'k')
