@@ -1,6 +1,5 @@
 package dev.delayedtasks.autoconfigure;
 
-import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -95,17 +94,12 @@ public final class DelayedTasksAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(DelayedTaskScheduler.class)
 	RedisDelayedTaskScheduler delayedTaskScheduler(StoreScripts scripts, StoreSettings settings, PayloadCodec codec,
-			QueueIndex queues, DelayedTasksProperties properties, ObjectProvider<DelayedTaskHandlerRegistry> handlers,
-			ObjectProvider<DelayedTaskListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry,
+			QueueIndex queues, DelayedTasksProperties properties, ObjectProvider<DelayedTaskListener> listeners,
+			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<ScheduleObservationConvention> observationConvention) {
-		// Max attempts when a request sets none: this application's handler's retry
-		// policy
-		// bean, else the queue's properties, else the global ones.
-		ToIntFunction<String> maxAttempts = (queue) -> {
-			DelayedTaskHandlerRegistry registry = handlers.getIfAvailable();
-			OptionalInt fromHandler = (registry != null) ? registry.maxAttemptsOfHandler(queue) : OptionalInt.empty();
-			return fromHandler.orElseGet(() -> properties.retry(queue).maxRetries() + 1);
-		};
+		// Max attempts when a request sets none: the queue's configured max retries + 1,
+		// the same on every instance, whether or not it hosts the queue's handler.
+		ToIntFunction<String> maxAttempts = (queue) -> properties.retry(queue).maxRetries() + 1;
 		Listeners onScheduled = new Listeners(listeners.orderedStream().toList());
 		return new RedisDelayedTaskScheduler(scripts, settings, codec, queues, maxAttempts,
 				properties.producer().batchSize(), onScheduled,

@@ -4,22 +4,23 @@ import java.time.Duration;
 
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.annotation.DelayedTaskHandlerBeanPostProcessor;
-import dev.delayedtasks.annotation.HandlerDefaults;
 import dev.delayedtasks.store.PayloadCodec;
 import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
-import dev.delayedtasks.worker.FailureRouter;
 import dev.delayedtasks.observation.TaskRunObservationConvention;
+import dev.delayedtasks.worker.FailureRouter;
+import dev.delayedtasks.worker.HandlerContainerFactory;
 import dev.delayedtasks.worker.Listeners;
+import dev.delayedtasks.worker.QueueDefaults;
 import dev.delayedtasks.worker.RunObservations;
 import dev.delayedtasks.worker.WorkerSettings;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -30,7 +31,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
-import org.springframework.core.retry.RetryPolicy;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -49,12 +49,8 @@ class DelayedTasksWorkerConfiguration {
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static DelayedTaskHandlerBeanPostProcessor delayedTaskHandlerBeanPostProcessor(Environment environment) {
-		// A post-processor is created before configuration properties beans: bind them
-		// directly.
-		DelayedTasksProperties properties = Binder.get(environment)
-			.bindOrCreate("delayed-tasks", DelayedTasksProperties.class);
-		return new DelayedTaskHandlerBeanPostProcessor(new PropertiesHandlerDefaults(properties));
+	static DelayedTaskHandlerBeanPostProcessor delayedTaskHandlerBeanPostProcessor() {
+		return new DelayedTaskHandlerBeanPostProcessor();
 	}
 
 	@Bean
@@ -65,21 +61,47 @@ class DelayedTasksWorkerConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayedTaskHandlerRegistry delayedTaskHandlerRegistry(TaskStore store, RedisConnectionFactory connectionFactory,
-			StoreSettings storeSettings, PayloadCodec codec, QueueControl queues, DelayedTasksProperties properties,
-			ObjectProvider<DelayedTaskListener> listeners, Environment environment,
+	HandlerContainerFactory delayedTasksHandlerContainerFactory(TaskStore store,
+			RedisConnectionFactory connectionFactory, StoreSettings storeSettings, PayloadCodec codec,
+			DelayedTasksProperties properties, ObjectProvider<DelayedTaskListener> listeners, Environment environment,
 			ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<TaskRunObservationConvention> observationConvention) {
+			ObjectProvider<TaskRunObservationConvention> observationConvention, BeanFactory beanFactory) {
 		DelayedTasksProperties.Worker worker = properties.worker();
 		warnIfShutdownTimeoutTooLong(worker.shutdownTimeout(), environment);
 		WorkerSettings settings = new WorkerSettings(worker.leaseDuration(), worker.reapGrace(), worker.timerTtl(),
 				worker.blockTimeout(), worker.shutdownTimeout(), worker.interruptOnShutdown(), worker.maxClaim(),
 				Threading.VIRTUAL.isActive(environment));
-		return DelayedTaskHandlerRegistry.create(store, connectionFactory, settings, storeSettings, codec,
-				new FailureRouter(properties.retry().nonRetryableExceptions()),
-				new Listeners(listeners.orderedStream().toList()), queues,
-				new RunObservations(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
-						observationConvention.getIfUnique()));
+		return HandlerContainerFactory.builder()
+			.store(store)
+			.connectionFactory(connectionFactory)
+			.workerSettings(settings)
+			.storeSettings(storeSettings)
+			.codec(codec)
+			.failureRouter(new FailureRouter(properties.retry().nonRetryableExceptions()))
+			.listeners(new Listeners(listeners.orderedStream().toList()))
+			.observations(new RunObservations(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
+					observationConvention.getIfUnique()))
+			.queueDefaults((queue) -> queueDefaults(properties, queue))
+			.beanFactory(beanFactory)
+			.build();
+	}
+
+	/**
+	 * What the properties say about a queue: {@code delayed-tasks.queues.<queue>.*}, then
+	 * the global settings. Producers take the max retries from the same place, so every
+	 * instance gives the queue's tasks the same max attempts.
+	 */
+	private static QueueDefaults queueDefaults(DelayedTasksProperties properties, String queue) {
+		DelayedTasksProperties.Retry retry = properties.retry(queue);
+		return new QueueDefaults(properties.concurrency(queue), properties.timeout(queue), retry.toRetryPolicy(),
+				retry.maxRetries());
+	}
+
+	@Bean(name = DelayedTaskHandlerRegistry.BEAN_NAME)
+	@ConditionalOnMissingBean
+	DelayedTaskHandlerRegistry delayedTaskHandlerRegistry(HandlerContainerFactory containerFactory,
+			QueueControl queues) {
+		return new DelayedTaskHandlerRegistry(containerFactory, queues);
 	}
 
 	private static void warnIfShutdownTimeoutTooLong(Duration shutdownTimeout, Environment environment) {
@@ -92,29 +114,6 @@ class DelayedTasksWorkerConfiguration {
 					+ "): Spring may stop the Redis connection before unfinished tasks are released, and they would "
 					+ "then wait for their leases to expire. Lower the first or raise the second.");
 		}
-	}
-
-	/**
-	 * Handler defaults from {@code delayed-tasks.queues.<queue>.*}, then the global
-	 * settings.
-	 */
-	private record PropertiesHandlerDefaults(DelayedTasksProperties properties) implements HandlerDefaults {
-
-		@Override
-		public int concurrency(String queue) {
-			return this.properties.concurrency(queue);
-		}
-
-		@Override
-		public @Nullable Duration timeout(String queue) {
-			return this.properties.timeout(queue);
-		}
-
-		@Override
-		public RetryPolicy retryPolicy(String queue) {
-			return this.properties.retry(queue).toRetryPolicy();
-		}
-
 	}
 
 }

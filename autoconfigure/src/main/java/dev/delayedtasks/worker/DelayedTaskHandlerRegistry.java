@@ -6,24 +6,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.Function;
 
-import java.util.UUID;
-
-import dev.delayedtasks.store.PayloadCodec;
 import dev.delayedtasks.store.QueueControl;
-import dev.delayedtasks.store.StoreSettings;
-import dev.delayedtasks.store.TaskStore;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.util.function.SingletonSupplier;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.util.Assert;
 
 /**
  * The {@code @DelayedTaskHandler}s of this instance: starts them with the application
@@ -41,18 +34,21 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	 */
 	public static final int PHASE = Integer.MAX_VALUE - 100;
 
-	private final Function<ScheduledExecutorService, WorkerServices> services;
+	/**
+	 * The bean name under which the annotation post-processor finds the registry.
+	 */
+	public static final String BEAN_NAME = "delayedTaskHandlerRegistry";
+
+	private final HandlerContainerFactory containerFactory;
 
 	private final QueueControl queues;
 
 	private final Map<String, HandlerEndpoint> endpoints = new LinkedHashMap<>();
 
 	/**
-	 * Read on every scheduled task and every handler run: computed once, at registration.
+	 * Read by metrics for every queue: computed once, at registration.
 	 */
-	private final Map<String, HandlerEndpoint> endpointsByQueue = new java.util.concurrent.ConcurrentHashMap<>();
-
-	private final Map<String, Integer> maxAttemptsByQueue = new java.util.concurrent.ConcurrentHashMap<>();
+	private final Map<String, HandlerEndpoint> endpointsByQueue = new ConcurrentHashMap<>();
 
 	private final Map<String, QueueWorker> workers = new LinkedHashMap<>();
 
@@ -60,33 +56,15 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 
 	private volatile boolean running;
 
-	DelayedTaskHandlerRegistry(Function<ScheduledExecutorService, WorkerServices> services, QueueControl queues) {
-		this.services = services;
-		this.queues = queues;
-	}
-
 	/**
 	 * Create a registry.
-	 * @param store the task store
-	 * @param connectionFactory the Lettuce connection factory blocking connections are
-	 * made from (only when a handler starts)
-	 * @param settings how workers run
-	 * @param storeSettings key layout and script limits
-	 * @param codec the payload codec
-	 * @param failureRouter decides about failed runs
-	 * @param listeners the listeners
+	 * @param containerFactory creates the container of each handler, resolving what its
+	 * annotation leaves open
 	 * @param queues pauses and resumes queues
-	 * @param observations observes handler runs
-	 * @return the registry
 	 */
-	public static DelayedTaskHandlerRegistry create(TaskStore store, RedisConnectionFactory connectionFactory,
-			WorkerSettings settings, StoreSettings storeSettings, PayloadCodec codec, FailureRouter failureRouter,
-			Listeners listeners, QueueControl queues, RunObservations observations) {
-		String instanceId = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
-		SingletonSupplier<BlockingConnections> connections = SingletonSupplier
-			.of(() -> new BlockingConnections(connectionFactory));
-		return new DelayedTaskHandlerRegistry((timeouts) -> new WorkerServices(store, connections.obtain(), settings,
-				storeSettings, codec, failureRouter, listeners, instanceId, timeouts, observations), queues);
+	public DelayedTaskHandlerRegistry(HandlerContainerFactory containerFactory, QueueControl queues) {
+		this.containerFactory = containerFactory;
+		this.queues = queues;
 	}
 
 	/**
@@ -107,11 +85,8 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 		}
 		this.endpoints.put(endpoint.id(), endpoint);
 		this.endpointsByQueue.put(endpoint.queue(), endpoint);
-		if (endpoint.retryPolicyFromBean()) {
-			this.maxAttemptsByQueue.put(endpoint.queue(), FailureRouter.maxRetries(endpoint.retryPolicy()) + 1);
-		}
 		if (this.running) {
-			QueueWorker worker = new QueueWorker(endpoint, services());
+			QueueWorker worker = createContainer(endpoint);
 			this.workers.put(endpoint.id(), worker);
 			if (endpoint.autoStartup()) {
 				worker.start();
@@ -127,7 +102,7 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 		this.timeouts = Executors.newScheduledThreadPool(1, named("delayed-tasks-timeout-"));
 		this.running = true;
 		for (HandlerEndpoint endpoint : this.endpoints.values()) {
-			QueueWorker worker = new QueueWorker(endpoint, services());
+			QueueWorker worker = createContainer(endpoint);
 			this.workers.put(endpoint.id(), worker);
 			if (endpoint.autoStartup()) {
 				worker.start();
@@ -135,8 +110,9 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 		}
 	}
 
-	private WorkerServices services() {
-		return this.services.apply(this.timeouts);
+	private QueueWorker createContainer(HandlerEndpoint endpoint) {
+		Assert.state(this.timeouts != null, "Not started");
+		return this.containerFactory.createContainer(endpoint, this.timeouts);
 	}
 
 	private static CustomizableThreadFactory named(String prefix) {
@@ -209,17 +185,6 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	 */
 	public synchronized Collection<HandlerEndpoint> getEndpoints() {
 		return List.copyOf(this.endpoints.values());
-	}
-
-	/**
-	 * The max attempts this instance's handler of a queue asks for through its retry
-	 * policy bean, if it names one.
-	 * @param queue the queue
-	 * @return the max attempts, or empty
-	 */
-	public OptionalInt maxAttemptsOfHandler(String queue) {
-		Integer maxAttempts = this.maxAttemptsByQueue.get(queue);
-		return (maxAttempts != null) ? OptionalInt.of(maxAttempts) : OptionalInt.empty();
 	}
 
 	/**

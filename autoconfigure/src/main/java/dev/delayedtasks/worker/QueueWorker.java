@@ -25,6 +25,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
@@ -53,6 +54,8 @@ final class QueueWorker implements HandlerContainer {
 	private static final int MAX_LOST_CLAIMS = 64;
 
 	private final HandlerEndpoint endpoint;
+
+	private final ContainerSettings container;
 
 	private final TaskStore store;
 
@@ -92,18 +95,19 @@ final class QueueWorker implements HandlerContainer {
 
 	private String nonce = "";
 
-	QueueWorker(HandlerEndpoint endpoint, WorkerServices services) {
+	QueueWorker(HandlerEndpoint endpoint, ContainerSettings container, WorkerServices services) {
 		this.endpoint = endpoint;
+		this.container = container;
 		this.store = services.store();
 		this.connections = services.connections();
 		this.settings = services.settings();
 		this.keys = services.storeSettings().keys(endpoint.queue());
 		this.timeouts = services.timeouts();
-		this.permits = new Semaphore(endpoint.concurrency());
-		this.holds = new Semaphore(endpoint.concurrency() + this.settings.maxClaim());
+		this.permits = new Semaphore(container.concurrency());
+		this.holds = new Semaphore(container.concurrency() + this.settings.maxClaim());
 		this.heartbeat = new LeaseHeartbeat(endpoint.queue(), this.store, this.settings);
 		this.completions = new Completions(endpoint.queue(), this.store, this.heartbeat, services.listeners());
-		this.runner = new TaskRunner(endpoint, services.codec(), services.failureRouter(), this.completions,
+		this.runner = new TaskRunner(endpoint, container, services.codec(), services.failureRouter(), this.completions,
 				services.listeners(), services.timeouts(), services.observations());
 		this.timer = new PromotionTimer(endpoint.queue(), this.keys, this.store, services.instanceId(), this.settings,
 				this.connections);
@@ -117,7 +121,7 @@ final class QueueWorker implements HandlerContainer {
 		this.started = true;
 		this.nonce = UUID.randomUUID().toString().substring(0, 8);
 		this.executor = this.settings.virtualThreads() ? virtualThreads()
-				: Executors.newFixedThreadPool(this.endpoint.concurrency(),
+				: Executors.newFixedThreadPool(this.container.concurrency(),
 						new CustomizableThreadFactory("delayed-tasks-" + this.endpoint.queue() + "-"));
 		this.completions.start();
 		this.heartbeat.start(this.timeouts);
@@ -416,7 +420,17 @@ final class QueueWorker implements HandlerContainer {
 
 	@Override
 	public int concurrency() {
-		return this.endpoint.concurrency();
+		return this.container.concurrency();
+	}
+
+	@Override
+	public @Nullable Duration timeout() {
+		return this.container.timeout();
+	}
+
+	@Override
+	public RetryPolicy retryPolicy() {
+		return this.container.retryPolicy();
 	}
 
 	@Override

@@ -21,6 +21,7 @@ import dev.delayedtasks.annotation.DelayedTaskHandlerBeanPostProcessor;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import dev.delayedtasks.worker.HandlerContainer;
 import dev.delayedtasks.worker.HandlerEndpoint;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -208,10 +209,13 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 			.run((context) -> {
 				DelayedTaskHandlerRegistry registry = context.getBean(DelayedTaskHandlerRegistry.class);
 				HandlerEndpoint endpoint = registry.getEndpoints().iterator().next();
-				assertThat(endpoint.concurrency()).isEqualTo(3);
-				assertThat(endpoint.timeout()).isEqualTo(Duration.ofMillis(250));
-				assertThat(endpoint.retryPolicy().getBackOff().start().nextBackOff()).isEqualTo(150);
-				assertThat(registry.getHandler(endpoint.id()).orElseThrow().concurrency()).isEqualTo(3);
+				// The annotation leaves them open; the container factory fills them in.
+				assertThat(endpoint.concurrency()).isNull();
+				assertThat(endpoint.timeout()).isNull();
+				HandlerContainer container = registry.getHandler(endpoint.id()).orElseThrow();
+				assertThat(container.concurrency()).isEqualTo(3);
+				assertThat(container.timeout()).isEqualTo(Duration.ofMillis(250));
+				assertThat(container.retryPolicy().getBackOff().start().nextBackOff()).isEqualTo(150);
 
 				TunableHandler handler = context.getBean(TunableHandler.class);
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
@@ -243,12 +247,9 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 					"delayed-tasks.queues.cfg-annotated.timeout=10s")
 			.withUserConfiguration(AnnotatedHandler.class)
 			.run((context) -> {
-				HandlerEndpoint endpoint = context.getBean(DelayedTaskHandlerRegistry.class)
-					.getEndpoints()
-					.iterator()
-					.next();
-				assertThat(endpoint.concurrency()).isEqualTo(2);
-				assertThat(endpoint.timeout()).isEqualTo(Duration.ofSeconds(1));
+				HandlerContainer container = onlyContainer(context);
+				assertThat(container.concurrency()).isEqualTo(2);
+				assertThat(container.timeout()).isEqualTo(Duration.ofSeconds(1));
 			});
 	}
 
@@ -260,13 +261,10 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 					"delayed-tasks.queues.cfg-other.concurrency=7")
 			.withUserConfiguration(TunableHandler.class)
 			.run((context) -> {
-				HandlerEndpoint endpoint = context.getBean(DelayedTaskHandlerRegistry.class)
-					.getEndpoints()
-					.iterator()
-					.next();
-				assertThat(endpoint.concurrency()).isEqualTo(2);
-				assertThat(endpoint.timeout()).isNull();
-				assertThat(endpoint.retryPolicy().getBackOff().start().nextBackOff()).isEqualTo(700);
+				HandlerContainer container = onlyContainer(context);
+				assertThat(container.concurrency()).isEqualTo(2);
+				assertThat(container.timeout()).isNull();
+				assertThat(container.retryPolicy().getBackOff().start().nextBackOff()).isEqualTo(700);
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 				TaskId id = scheduler.schedule("cfg-global", new Work(0), Duration.ofMinutes(5));
 				assertThat(scheduler.find("cfg-global", id)).map(TaskInfo::maxAttempts).hasValue(6);
@@ -305,6 +303,35 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 				assertThat(context).hasNotFailed().hasSingleBean(DelayedTaskHandlerRegistry.class);
 				assertThat(output).doesNotContain("delayed-tasks.worker.shutdown-timeout");
 			});
+	}
+
+	@Test
+	void producerOnlyAndWorkerInstancesGiveTasksTheMaxAttemptsOfTheQueuesConfiguration(CapturedOutput output) {
+		// The worker's handler names a policy bean that allows 1 retry; the queue is
+		// configured for 4 on both instances.
+		String[] shared = { "test.queue=cfg-agree", "delayed-tasks.queues.cfg-agree.retry.max-retries=4" };
+		this.runner.withPropertyValues(shared)
+			.withUserConfiguration(OneRetryPolicy.class, PolicyHandler.class)
+			.run((worker) -> this.runner.withPropertyValues(shared)
+				.withPropertyValues("delayed-tasks.worker.enabled=false")
+				.withUserConfiguration(OneRetryPolicy.class, PolicyHandler.class)
+				.run((producer) -> {
+					assertThat(producer).doesNotHaveBean(DelayedTaskHandlerRegistry.class);
+					assertThat(worker).hasSingleBean(DelayedTaskHandlerRegistry.class);
+					TaskId fromWorker = worker.getBean(DelayedTaskScheduler.class)
+						.schedule("cfg-agree", new Work(0), Duration.ofMinutes(5));
+					TaskId fromProducer = producer.getBean(DelayedTaskScheduler.class)
+						.schedule("cfg-agree", new Work(0), Duration.ofMinutes(5));
+					DelayedTaskScheduler reader = producer.getBean(DelayedTaskScheduler.class);
+					assertThat(reader.find("cfg-agree", fromWorker)).map(TaskInfo::maxAttempts).hasValue(5);
+					assertThat(reader.find("cfg-agree", fromProducer)).map(TaskInfo::maxAttempts).hasValue(5);
+					assertThat(output).contains("names the retry policy bean 'oneRetry', which allows 1 retries, "
+							+ "but queue 'cfg-agree' is configured for 4");
+				}));
+	}
+
+	private static HandlerContainer onlyContainer(AssertableApplicationContext context) {
+		return context.getBean(DelayedTaskHandlerRegistry.class).getHandlers().iterator().next();
 	}
 
 	private static String startupFailureMessage(AssertableApplicationContext context) {
@@ -357,6 +384,25 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 			finally {
 				this.running.decrementAndGet();
 			}
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OneRetryPolicy {
+
+		@Bean
+		RetryPolicy oneRetry() {
+			return RetryPolicy.builder().maxRetries(1).delay(Duration.ofMillis(100)).build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PolicyHandler {
+
+		@DelayedTaskHandler(queue = "${test.queue}", retryPolicy = "oneRetry")
+		void handle(Work work) {
 		}
 
 	}

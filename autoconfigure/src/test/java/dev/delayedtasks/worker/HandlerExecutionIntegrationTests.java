@@ -529,8 +529,10 @@ class HandlerExecutionIntegrationTests {
 	}
 
 	@Test
-	void retryPolicyBeanSetsTheBackOffAndTheMaxAttemptsOfTasksScheduledByThisApplication() {
-		this.runner.withPropertyValues("delayed-tasks.retry.delay=5s", "delayed-tasks.retry.max-retries=3")
+	void retryPolicyBeanSetsTheBackOffAndTheQueuesConfigurationTheMaxAttempts() {
+		this.runner
+			.withPropertyValues("delayed-tasks.retry.delay=5s", "delayed-tasks.retry.max-retries=3",
+					"delayed-tasks.queues.exec-policy.retry.max-retries=1")
 			.withUserConfiguration(RetryPolicies.class, PolicyHandler.class)
 			.run((context) -> {
 				RunLog log = context.getBean(RunLog.class);
@@ -558,12 +560,16 @@ class HandlerExecutionIntegrationTests {
 
 	@Test
 	void retryPolicyBeanDeclaredBesideItsHandlerIsFound() {
-		this.runner.withUserConfiguration(SelfContainedPolicyHandler.class).run((context) -> {
-			assertThat(context).hasNotFailed();
-			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
-			TaskId id = scheduler.enqueue("exec-policy-beside", new Command("succeed"));
-			assertThat(scheduler.find("exec-policy-beside", id).map(TaskInfo::maxAttempts)).hasValue(6);
-		});
+		this.runner.withPropertyValues("delayed-tasks.queues.exec-policy-beside.retry.max-retries=5")
+			.withUserConfiguration(SelfContainedPolicyHandler.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(DelayedTaskHandlerRegistry.class).getHandlers()).singleElement()
+					.satisfies((handler) -> assertThat(handler.retryPolicy()).isSameAs(context.getBean("fiveRetries")));
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				TaskId id = scheduler.enqueue("exec-policy-beside", new Command("succeed"));
+				assertThat(scheduler.find("exec-policy-beside", id).map(TaskInfo::maxAttempts)).hasValue(6);
+			});
 	}
 
 	private static Duration gap(Run first, Run second) {
