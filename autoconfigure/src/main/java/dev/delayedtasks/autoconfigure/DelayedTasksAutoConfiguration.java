@@ -15,6 +15,7 @@ import dev.delayedtasks.store.DeadLetterRetention;
 import dev.delayedtasks.store.EvictionPolicyCheck;
 import dev.delayedtasks.store.LayoutVersion;
 import dev.delayedtasks.store.PayloadCodec;
+import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.RedisDeadLetters;
 import dev.delayedtasks.store.RedisDelayedTaskScheduler;
@@ -104,6 +105,15 @@ public final class DelayedTasksAutoConfiguration {
 		return new RedisDelayedTaskScheduler(scripts, settings, codec, queues, maxAttempts,
 				properties.producer().batchSize(), onScheduled,
 				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), observationConvention.getIfUnique());
+	}
+
+	/**
+	 * On every instance, producer-only ones too: pausing a queue acts on every instance.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	QueueControl delayedTasksQueueControl(RedisConnectionFactory connectionFactory, StoreSettings settings) {
+		return new QueueControl(new StringRedisTemplate(connectionFactory), settings);
 	}
 
 	@Bean

@@ -5,7 +5,6 @@ import java.time.Duration;
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.annotation.DelayedTaskHandlerBeanPostProcessor;
 import dev.delayedtasks.store.PayloadCodec;
-import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
@@ -32,7 +31,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * The worker side: handler discovery, the handler registry and what it runs on. Off with
@@ -51,12 +49,6 @@ class DelayedTasksWorkerConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static DelayedTaskHandlerBeanPostProcessor delayedTaskHandlerBeanPostProcessor() {
 		return new DelayedTaskHandlerBeanPostProcessor();
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	QueueControl delayedTasksQueueControl(RedisConnectionFactory connectionFactory, StoreSettings settings) {
-		return new QueueControl(new StringRedisTemplate(connectionFactory), settings);
 	}
 
 	@Bean
@@ -99,9 +91,8 @@ class DelayedTasksWorkerConfiguration {
 
 	@Bean(name = DelayedTaskHandlerRegistry.BEAN_NAME)
 	@ConditionalOnMissingBean
-	DelayedTaskHandlerRegistry delayedTaskHandlerRegistry(HandlerContainerFactory containerFactory,
-			QueueControl queues) {
-		return new DelayedTaskHandlerRegistry(containerFactory, queues);
+	DelayedTaskHandlerRegistry delayedTaskHandlerRegistry(HandlerContainerFactory containerFactory) {
+		return new DelayedTaskHandlerRegistry(containerFactory);
 	}
 
 	private static void warnIfShutdownTimeoutTooLong(Duration shutdownTimeout, Environment environment) {

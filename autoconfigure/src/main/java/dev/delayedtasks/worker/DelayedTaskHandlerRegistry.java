@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
-import dev.delayedtasks.store.QueueControl;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanInitializationException;
@@ -21,8 +20,10 @@ import org.springframework.util.Assert;
 /**
  * The {@code @DelayedTaskHandler}s of this instance: starts them with the application
  * (those with {@code autoStartup}), stops them first on shutdown, and lets applications
- * start, stop and inspect them by id and pause or resume queues, like Spring Kafka's
- * listener endpoint registry.
+ * start, stop and inspect them by id, like Spring Kafka's listener endpoint registry.
+ * Each handler's container is made by the {@link HandlerContainerFactory}. Pausing and
+ * resuming a queue, which acts on every instance, is
+ * {@link dev.delayedtasks.store.QueueControl}'s.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -41,8 +42,6 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 
 	private final HandlerContainerFactory containerFactory;
 
-	private final QueueControl queues;
-
 	private final Map<String, HandlerEndpoint> endpoints = new LinkedHashMap<>();
 
 	/**
@@ -60,11 +59,9 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	 * Create a registry.
 	 * @param containerFactory creates the container of each handler, resolving what its
 	 * annotation leaves open
-	 * @param queues pauses and resumes queues
 	 */
-	public DelayedTaskHandlerRegistry(HandlerContainerFactory containerFactory, QueueControl queues) {
+	public DelayedTaskHandlerRegistry(HandlerContainerFactory containerFactory) {
 		this.containerFactory = containerFactory;
-		this.queues = queues;
 	}
 
 	/**
@@ -194,32 +191,6 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	 */
 	public Optional<HandlerEndpoint> getEndpointForQueue(String queue) {
 		return Optional.ofNullable(this.endpointsByQueue.get(queue));
-	}
-
-	/**
-	 * Pause a queue on every instance: its tasks are not claimed until
-	 * {@link #resume(String)}.
-	 * @param queue the queue
-	 */
-	public void pause(String queue) {
-		this.queues.pause(queue);
-	}
-
-	/**
-	 * Resume a paused queue on every instance.
-	 * @param queue the queue
-	 */
-	public void resume(String queue) {
-		this.queues.resume(queue);
-	}
-
-	/**
-	 * Whether a queue is paused.
-	 * @param queue the queue
-	 * @return whether it is paused
-	 */
-	public boolean isPaused(String queue) {
-		return this.queues.isPaused(queue);
 	}
 
 }

@@ -14,6 +14,7 @@ import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksHealthContributorAutoConfiguration;
+import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.store.QueueStats;
 import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.test.RedisKind;
@@ -112,7 +113,7 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 		this.runner.withPropertyValues("test.queue=" + handledElsewhere)
 			.withUserConfiguration(HealthHandler.class)
 			.run((other) -> {
-				other.getBean(DelayedTaskHandlerRegistry.class).pause(handledElsewhere);
+				other.getBean(QueueControl.class).pause(handledElsewhere);
 				DelayedTaskScheduler otherScheduler = other.getBean(DelayedTaskScheduler.class);
 				otherScheduler.enqueue(handledElsewhere, "waits");
 				// This instance is producer-only.
@@ -132,7 +133,7 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 						.doesNotContainKey("handler");
 					assertThat(queueDetails(health, handledElsewhere).get("timerOwner")).isNotEqualTo("none");
 				});
-				other.getBean(DelayedTaskHandlerRegistry.class).resume(handledElsewhere);
+				other.getBean(QueueControl.class).resume(handledElsewhere);
 			});
 	}
 
@@ -143,7 +144,7 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 		this.runner.withPropertyValues("test.queue=" + queue)
 			.withUserConfiguration(HealthHandler.class)
 			.run((context) -> {
-				context.getBean(DelayedTaskHandlerRegistry.class).pause(queue);
+				context.getBean(QueueControl.class).pause(queue);
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 				List<TaskRequest> backlog = new ArrayList<>();
 				List<TaskRequest> orphans = new ArrayList<>();

@@ -9,7 +9,6 @@ import java.util.stream.Stream;
 
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
-import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.HandlerContainerFactory;
 import dev.delayedtasks.worker.HandlerEndpoint;
@@ -41,7 +40,7 @@ class DelayedTaskHandlerBeanPostProcessorTests {
 	private final DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
 
 	private final DelayedTaskHandlerRegistry registry = new DelayedTaskHandlerRegistry(
-			mock(HandlerContainerFactory.class), mock(QueueControl.class));
+			mock(HandlerContainerFactory.class));
 
 	private final DelayedTaskHandlerBeanPostProcessor postProcessor = new DelayedTaskHandlerBeanPostProcessor();
 

@@ -25,6 +25,7 @@ import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TaskTimeoutException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.store.PartitionKeys;
+import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.RunLog.Run;
@@ -481,9 +482,9 @@ class HandlerExecutionIntegrationTests {
 			.run((context) -> {
 				RunLog log = context.getBean(RunLog.class);
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
-				DelayedTaskHandlerRegistry registry = context.getBean(DelayedTaskHandlerRegistry.class);
-				registry.pause("exec-pause");
-				assertThat(registry.isPaused("exec-pause")).isTrue();
+				QueueControl control = context.getBean(QueueControl.class);
+				control.pause("exec-pause");
+				assertThat(control.isPaused("exec-pause")).isTrue();
 				List<TaskId> ids = new ArrayList<>();
 				for (int i = 0; i < 3; i++) {
 					ids.add(scheduler.enqueue("exec-pause", new Command("succeed")));
@@ -494,8 +495,8 @@ class HandlerExecutionIntegrationTests {
 				for (TaskId id : ids) {
 					assertThat(scheduler.find("exec-pause", id)).map(TaskInfo::state).hasValue(TaskState.READY);
 				}
-				registry.resume("exec-pause");
-				assertThat(registry.isPaused("exec-pause")).isFalse();
+				control.resume("exec-pause");
+				assertThat(control.isPaused("exec-pause")).isFalse();
 				await().atMost(Duration.ofSeconds(2)).until(() -> log.size() == 4);
 				assertThat(log.byId()).containsOnlyKeys(ids);
 			});
