@@ -1,6 +1,7 @@
 package dev.delayedtasks.autoconfigure;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
 
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.annotation.DelayedTaskHandlerBeanPostProcessor;
@@ -21,16 +22,22 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
  * The worker side: handler discovery, the handler registry and what it runs on. Off with
@@ -45,10 +52,70 @@ class DelayedTasksWorkerConfiguration {
 
 	private static final Log logger = LogFactory.getLog(DelayedTasksWorkerConfiguration.class);
 
+	private static final String HANDLER_THREAD_PREFIX = "delayed-tasks-handler-";
+
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static DelayedTaskHandlerBeanPostProcessor delayedTaskHandlerBeanPostProcessor() {
 		return new DelayedTaskHandlerBeanPostProcessor();
+	}
+
+	/**
+	 * Handlers of every queue run here, a thread per running handler, reused; each
+	 * queue's permits bound how many of its handlers run at once. It accepts tasks after
+	 * the context starts closing, because the registry stops (and its handlers finish)
+	 * after that.
+	 */
+	@Bean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
+	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
+	@ConditionalOnThreading(Threading.PLATFORM)
+	ThreadPoolTaskExecutor delayedTasksHandlerExecutor() {
+		ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
+		executor.setThreadNamePrefix(HANDLER_THREAD_PREFIX);
+		executor.setCorePoolSize(0);
+		executor.setQueueCapacity(0);
+		executor.setAcceptTasksAfterContextClose(true);
+		return executor;
+	}
+
+	@Bean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
+	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
+	@ConditionalOnThreading(Threading.VIRTUAL)
+	SimpleAsyncTaskExecutor delayedTasksHandlerExecutorVirtualThreads() {
+		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor(HANDLER_THREAD_PREFIX);
+		executor.setVirtualThreads(true);
+		return executor;
+	}
+
+	/**
+	 * Handler timeouts and local lease checks fire here. One thread is enough, as they
+	 * never wait on Redis; it keeps firing while the context closes, because handlers
+	 * still run then. Not Boot's {@code SimpleAsyncTaskScheduler} for virtual threads
+	 * either: it stops scheduling as soon as the context starts closing.
+	 */
+	@Bean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME)
+	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME)
+	@ConditionalOnThreading(Threading.PLATFORM)
+	ThreadPoolTaskScheduler delayedTasksTaskScheduler() {
+		return taskScheduler(false);
+	}
+
+	@Bean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME)
+	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME)
+	@ConditionalOnThreading(Threading.VIRTUAL)
+	ThreadPoolTaskScheduler delayedTasksTaskSchedulerVirtualThreads() {
+		return taskScheduler(true);
+	}
+
+	private static ThreadPoolTaskScheduler taskScheduler(boolean virtualThreads) {
+		ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+		scheduler.setThreadNamePrefix("delayed-tasks-scheduler-");
+		scheduler.setDaemon(true);
+		scheduler.setVirtualThreads(virtualThreads);
+		// Every run with a timeout schedules one and cancels it when the handler returns.
+		scheduler.setRemoveOnCancelPolicy(true);
+		scheduler.setAcceptTasksAfterContextClose(true);
+		return scheduler;
 	}
 
 	@Bean
@@ -57,12 +124,13 @@ class DelayedTasksWorkerConfiguration {
 			RedisConnectionFactory connectionFactory, StoreSettings storeSettings, PayloadCodec codec,
 			DelayedTasksProperties properties, ObjectProvider<DelayedTaskListener> listeners, Environment environment,
 			ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<TaskRunObservationConvention> observationConvention, BeanFactory beanFactory) {
+			ObjectProvider<TaskRunObservationConvention> observationConvention, BeanFactory beanFactory,
+			@Qualifier(DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME) Executor handlerExecutor,
+			@Qualifier(DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME) TaskScheduler taskScheduler) {
 		DelayedTasksProperties.Worker worker = properties.worker();
 		warnIfShutdownTimeoutTooLong(worker.shutdownTimeout(), environment);
 		WorkerSettings settings = new WorkerSettings(worker.leaseDuration(), worker.reapGrace(), worker.timerTtl(),
-				worker.blockTimeout(), worker.shutdownTimeout(), worker.interruptOnShutdown(), worker.maxClaim(),
-				Threading.VIRTUAL.isActive(environment));
+				worker.blockTimeout(), worker.shutdownTimeout(), worker.interruptOnShutdown(), worker.maxClaim());
 		return HandlerContainerFactory.builder()
 			.store(store)
 			.connectionFactory(connectionFactory)
@@ -75,6 +143,8 @@ class DelayedTasksWorkerConfiguration {
 					observationConvention.getIfUnique()))
 			.queueDefaults((queue) -> queueDefaults(properties, queue))
 			.beanFactory(beanFactory)
+			.handlerExecutor(handlerExecutor)
+			.taskScheduler(taskScheduler)
 			.build();
 	}
 

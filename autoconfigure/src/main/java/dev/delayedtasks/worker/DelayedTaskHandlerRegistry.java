@@ -7,15 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
-import org.springframework.util.Assert;
 
 /**
  * The {@code @DelayedTaskHandler}s of this instance: starts them with the application
@@ -40,6 +34,21 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	 */
 	public static final String BEAN_NAME = "delayedTaskHandlerRegistry";
 
+	/**
+	 * The bean name of the executor handlers run on: any
+	 * {@link java.util.concurrent.Executor} (Spring's {@code AsyncTaskExecutor}
+	 * implementations included) declared under this name replaces the default.
+	 */
+	public static final String HANDLER_EXECUTOR_BEAN_NAME = "delayedTasksHandlerExecutor";
+
+	/**
+	 * The bean name of the {@link org.springframework.scheduling.TaskScheduler} handler
+	 * timeouts and local lease checks fire on: a scheduler declared under this name
+	 * replaces the default. Its tasks are short and never wait on Redis; do not share it
+	 * with work that blocks.
+	 */
+	public static final String TASK_SCHEDULER_BEAN_NAME = "delayedTasksTaskScheduler";
+
 	private final HandlerContainerFactory containerFactory;
 
 	private final Map<String, HandlerEndpoint> endpoints = new LinkedHashMap<>();
@@ -50,8 +59,6 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	private final Map<String, HandlerEndpoint> endpointsByQueue = new ConcurrentHashMap<>();
 
 	private final Map<String, QueueWorker> workers = new LinkedHashMap<>();
-
-	private @Nullable ScheduledExecutorService timeouts;
 
 	private volatile boolean running;
 
@@ -96,7 +103,6 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 		if (this.running) {
 			return;
 		}
-		this.timeouts = Executors.newScheduledThreadPool(1, named("delayed-tasks-timeout-"));
 		this.running = true;
 		for (HandlerEndpoint endpoint : this.endpoints.values()) {
 			QueueWorker worker = createContainer(endpoint);
@@ -108,20 +114,12 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	}
 
 	private QueueWorker createContainer(HandlerEndpoint endpoint) {
-		Assert.state(this.timeouts != null, "Not started");
-		return this.containerFactory.createContainer(endpoint, this.timeouts);
-	}
-
-	private static CustomizableThreadFactory named(String prefix) {
-		CustomizableThreadFactory factory = new CustomizableThreadFactory(prefix);
-		factory.setDaemon(true);
-		return factory;
+		return this.containerFactory.createContainer(endpoint);
 	}
 
 	@Override
 	public void stop() {
 		List<QueueWorker> toStop;
-		List<ScheduledExecutorService> pools;
 		synchronized (this) {
 			if (!this.running) {
 				return;
@@ -129,14 +127,9 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 			this.running = false;
 			toStop = new ArrayList<>(this.workers.values());
 			this.workers.clear();
-			// Captured now: a start() while the workers stop creates pools of its own.
-			pools = (this.timeouts != null) ? List.of(this.timeouts) : List.of();
 		}
 		// In parallel, so the whole shutdown stays within one shutdown timeout.
-		List<Thread> stoppers = toStop.stream()
-			.map((worker) -> new Thread(worker::stop, "delayed-tasks-stop-" + worker.queue()))
-			.toList();
-		stoppers.forEach(Thread::start);
+		List<Thread> stoppers = toStop.stream().map(QueueWorker::stopInBackground).toList();
 		for (Thread stopper : stoppers) {
 			try {
 				stopper.join();
@@ -146,7 +139,6 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 				break;
 			}
 		}
-		pools.forEach(ScheduledExecutorService::shutdownNow);
 	}
 
 	@Override

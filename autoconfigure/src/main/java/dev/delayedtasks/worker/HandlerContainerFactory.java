@@ -3,7 +3,7 @@ package dev.delayedtasks.worker;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 import dev.delayedtasks.store.PayloadCodec;
@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.scheduling.TaskScheduler;
 import org.springframework.util.Assert;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -56,6 +57,10 @@ public final class HandlerContainerFactory {
 
 	private final @Nullable BeanFactory beanFactory;
 
+	private final Executor handlerExecutor;
+
+	private final TaskScheduler taskScheduler;
+
 	private final String instanceId = ProcessHandle.current().pid() + "-"
 			+ UUID.randomUUID().toString().substring(0, 8);
 
@@ -67,6 +72,8 @@ public final class HandlerContainerFactory {
 		Assert.state(builder.codec != null, "A PayloadCodec is required");
 		Assert.state(builder.failureRouter != null, "A FailureRouter is required");
 		Assert.state(builder.queueDefaults != null, "Queue defaults are required");
+		Assert.state(builder.handlerExecutor != null, "A handler executor is required");
+		Assert.state(builder.taskScheduler != null, "A task scheduler is required");
 		this.store = builder.store;
 		RedisConnectionFactory connectionFactory = builder.connectionFactory;
 		// Only when a handler starts: a producer that registers no handler never needs
@@ -80,6 +87,8 @@ public final class HandlerContainerFactory {
 		this.observations = builder.observations;
 		this.queueDefaults = builder.queueDefaults;
 		this.beanFactory = builder.beanFactory;
+		this.handlerExecutor = builder.handlerExecutor;
+		this.taskScheduler = builder.taskScheduler;
 	}
 
 	/**
@@ -93,14 +102,12 @@ public final class HandlerContainerFactory {
 	/**
 	 * Create the container of a handler, not started.
 	 * @param endpoint the handler
-	 * @param timeouts the shared thread that handler timeouts and local lease checks fire
-	 * on
 	 * @return the container
 	 */
-	QueueWorker createContainer(HandlerEndpoint endpoint, ScheduledExecutorService timeouts) {
+	QueueWorker createContainer(HandlerEndpoint endpoint) {
 		WorkerServices services = new WorkerServices(this.store, this.connections.obtain(), this.settings,
-				this.storeSettings, this.codec, this.failureRouter, this.listeners, this.instanceId, timeouts,
-				this.observations);
+				this.storeSettings, this.codec, this.failureRouter, this.listeners, this.instanceId,
+				this.handlerExecutor, this.taskScheduler, this.observations);
 		return new QueueWorker(endpoint, resolve(endpoint), services);
 	}
 
@@ -169,7 +176,35 @@ public final class HandlerContainerFactory {
 
 		private @Nullable BeanFactory beanFactory;
 
+		private @Nullable Executor handlerExecutor;
+
+		private @Nullable TaskScheduler taskScheduler;
+
 		private Builder() {
+		}
+
+		/**
+		 * Set the executor handlers run on, for every queue. The permits of each queue
+		 * bound how many of its handlers run at once, so it needs no bound of its own; a
+		 * bounded one makes queues wait for each other. It must accept tasks until the
+		 * registry has stopped.
+		 * @param handlerExecutor the executor
+		 * @return this builder
+		 */
+		public Builder handlerExecutor(Executor handlerExecutor) {
+			this.handlerExecutor = handlerExecutor;
+			return this;
+		}
+
+		/**
+		 * Set the scheduler handler timeouts and local lease checks fire on. Its tasks
+		 * are short and never wait on Redis.
+		 * @param taskScheduler the scheduler
+		 * @return this builder
+		 */
+		public Builder taskScheduler(TaskScheduler taskScheduler) {
+			this.taskScheduler = taskScheduler;
+			return this;
 		}
 
 		/**

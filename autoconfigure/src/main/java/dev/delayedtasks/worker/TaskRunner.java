@@ -2,10 +2,9 @@ package dev.delayedtasks.worker;
 
 import java.lang.reflect.Type;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskTimeoutException;
@@ -17,6 +16,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
 
+import org.springframework.scheduling.TaskScheduler;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -50,13 +50,12 @@ final class TaskRunner {
 
 	private final Listeners listeners;
 
-	private final ScheduledExecutorService timeouts;
+	private final TaskScheduler scheduler;
 
 	private final RunObservations observations;
 
 	TaskRunner(HandlerEndpoint endpoint, ContainerSettings container, PayloadCodec codec, FailureRouter failures,
-			Completions completions, Listeners listeners, ScheduledExecutorService timeouts,
-			RunObservations observations) {
+			Completions completions, Listeners listeners, TaskScheduler scheduler, RunObservations observations) {
 		this.endpoint = endpoint;
 		this.container = container;
 		this.codec = codec;
@@ -65,7 +64,7 @@ final class TaskRunner {
 		this.failures = failures;
 		this.completions = completions;
 		this.listeners = listeners;
-		this.timeouts = timeouts;
+		this.scheduler = scheduler;
 		this.observations = observations;
 	}
 
@@ -205,7 +204,7 @@ final class TaskRunner {
 		if (limit == null) {
 			return null;
 		}
-		return this.timeouts.schedule(run::timeOut, limit.toNanos(), TimeUnit.NANOSECONDS);
+		return this.scheduler.schedule(run::timeOut, Instant.now().plus(limit));
 	}
 
 	private static void putMdc(TaskContext context) {

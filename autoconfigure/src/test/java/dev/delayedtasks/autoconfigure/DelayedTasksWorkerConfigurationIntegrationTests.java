@@ -2,8 +2,10 @@ package dev.delayedtasks.autoconfigure;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
@@ -18,6 +20,7 @@ import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TaskTimeoutException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.annotation.DelayedTaskHandlerBeanPostProcessor;
+import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
@@ -40,6 +43,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.retry.RetryPolicy;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -97,7 +103,7 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 				context.getBean(DelayedTaskScheduler.class).enqueue("cfg-platform", "x");
 				await().atMost(Duration.ofSeconds(5)).until(() -> handler.threads.size() == 1);
 				assertThat(isVirtual(handler.threads.get(0))).isFalse();
-				assertThat(handler.threads.get(0).getName()).startsWith("delayed-tasks-cfg-platform-");
+				assertThat(handler.threads.get(0).getName()).startsWith("delayed-tasks-handler-");
 			});
 	}
 
@@ -126,8 +132,64 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 				RecordingHandler handler = context.getBean(RecordingHandler.class);
 				context.getBean(DelayedTaskScheduler.class).enqueue("cfg-no-virtual", "x");
 				await().atMost(Duration.ofSeconds(5)).until(() -> handler.threads.size() == 1);
-				assertThat(handler.threads.get(0).getName()).startsWith("delayed-tasks-cfg-no-virtual-");
+				assertThat(handler.threads.get(0).getName()).startsWith("delayed-tasks-handler-");
 			});
+	}
+
+	@Test
+	void handlerExecutorAndTaskSchedulerAreBeansThatBackOffToTheApplicationsOwn() {
+		this.runner.run((context) -> {
+			assertThat(context.getBean(DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME))
+				.isInstanceOf(ThreadPoolTaskExecutor.class);
+			assertThat(context.getBean(DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME))
+				.isInstanceOf(ThreadPoolTaskScheduler.class);
+		});
+		this.runner.withPropertyValues("test.queue=cfg-own-threads", "delayed-tasks.queues.cfg-own-threads.timeout=5s")
+			.withUserConfiguration(RecordingHandler.class, OwnThreads.class)
+			.run((context) -> {
+				RecordingHandler handler = context.getBean(RecordingHandler.class);
+				context.getBean(DelayedTaskScheduler.class).enqueue("cfg-own-threads", "x");
+				await().atMost(Duration.ofSeconds(5)).until(() -> handler.threads.size() == 1);
+				assertThat(handler.threads.get(0).getName()).startsWith("app-handler-");
+				// The run's timeout and the queue's local lease checks.
+				assertThat(context.getBean(OwnThreads.class).scheduled.get()).isGreaterThanOrEqualTo(2);
+			});
+	}
+
+	@Test
+	void everyThreadOfAQueueIsNamedForItsRoleAndQueue() {
+		this.runner.withPropertyValues("test.queue=cfg-named")
+			.withUserConfiguration(RecordingHandler.class)
+			.run((context) -> {
+				RecordingHandler handler = context.getBean(RecordingHandler.class);
+				context.getBean(DelayedTaskScheduler.class).enqueue("cfg-named", "x");
+				await().atMost(Duration.ofSeconds(5)).until(() -> handler.threads.size() == 1);
+				assertThat(liveThreads("cfg-named")).containsOnly("delayed-tasks-dispatcher-cfg-named-1",
+						"delayed-tasks-tick-cfg-named-1", "delayed-tasks-timer-cfg-named-1",
+						"delayed-tasks-heartbeat-cfg-named-1", "delayed-tasks-complete-cfg-named-1");
+				context.close();
+				await().atMost(Duration.ofSeconds(3)).until(() -> liveThreads("cfg-named").isEmpty());
+			});
+	}
+
+	@Test
+	void queueControlPausesQueuesOnProducerOnlyInstancesToo() {
+		this.runner.withPropertyValues("delayed-tasks.worker.enabled=false").run((context) -> {
+			QueueControl control = context.getBean(QueueControl.class);
+			control.pause("cfg-paused");
+			assertThat(control.isPaused("cfg-paused")).isTrue();
+			control.resume("cfg-paused");
+			assertThat(control.isPaused("cfg-paused")).isFalse();
+		});
+	}
+
+	private static List<String> liveThreads(String queue) {
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter((thread) -> thread.isAlive() && thread.getName().contains("-" + queue + "-"))
+			.map(Thread::getName)
+			.toList();
 	}
 
 	@Test
@@ -384,6 +446,39 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 			finally {
 				this.running.decrementAndGet();
 			}
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnThreads {
+
+		final AtomicInteger scheduled = new AtomicInteger();
+
+		@Bean(DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
+		SimpleAsyncTaskExecutor appHandlerExecutor() {
+			return new SimpleAsyncTaskExecutor("app-handler-");
+		}
+
+		@Bean(DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME)
+		ThreadPoolTaskScheduler appTaskScheduler() {
+			ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler() {
+
+				@Override
+				public ScheduledFuture<?> schedule(Runnable task, Instant startTime) {
+					OwnThreads.this.scheduled.incrementAndGet();
+					return super.schedule(task, startTime);
+				}
+
+				@Override
+				public ScheduledFuture<?> scheduleAtFixedRate(Runnable task, Instant startTime, Duration period) {
+					OwnThreads.this.scheduled.incrementAndGet();
+					return super.scheduleAtFixedRate(task, startTime, period);
+				}
+
+			};
+			scheduler.setAcceptTasksAfterContextClose(true);
+			return scheduler;
 		}
 
 	}
