@@ -64,9 +64,11 @@ class DelayedTasksWorkerConfiguration {
 	 * Handlers of every queue run here, a thread per running handler, reused; each
 	 * queue's permits bound how many of its handlers run at once. It accepts tasks after
 	 * the context starts closing, because the registry stops (and its handlers finish)
-	 * after that.
+	 * after that. Like the scheduler below, not a default candidate: injected only by its
+	 * name, it neither makes the application's own injection of an {@code Executor}
+	 * ambiguous nor makes Boot's {@code applicationTaskExecutor} back off.
 	 */
-	@Bean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
+	@Bean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME, defaultCandidate = false)
 	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
 	@ConditionalOnThreading(Threading.PLATFORM)
 	ThreadPoolTaskExecutor delayedTasksHandlerExecutor() {
@@ -78,7 +80,7 @@ class DelayedTasksWorkerConfiguration {
 		return executor;
 	}
 
-	@Bean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
+	@Bean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME, defaultCandidate = false)
 	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
 	@ConditionalOnThreading(Threading.VIRTUAL)
 	SimpleAsyncTaskExecutor delayedTasksHandlerExecutorVirtualThreads() {
@@ -93,14 +95,14 @@ class DelayedTasksWorkerConfiguration {
 	 * still run then. Not Boot's {@code SimpleAsyncTaskScheduler} for virtual threads
 	 * either: it stops scheduling as soon as the context starts closing.
 	 */
-	@Bean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME)
+	@Bean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME, defaultCandidate = false)
 	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME)
 	@ConditionalOnThreading(Threading.PLATFORM)
 	ThreadPoolTaskScheduler delayedTasksTaskScheduler() {
 		return taskScheduler(false);
 	}
 
-	@Bean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME)
+	@Bean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME, defaultCandidate = false)
 	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME)
 	@ConditionalOnThreading(Threading.VIRTUAL)
 	ThreadPoolTaskScheduler delayedTasksTaskSchedulerVirtualThreads() {

@@ -33,6 +33,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -44,6 +46,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
@@ -153,6 +157,24 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 				assertThat(handler.threads.get(0).getName()).startsWith("app-handler-");
 				// The run's timeout and the queue's local lease checks.
 				assertThat(context.getBean(OwnThreads.class).scheduled.get()).isGreaterThanOrEqualTo(2);
+			});
+	}
+
+	@Test
+	void defaultThreadBeansLeaveTheApplicationsOwnExecutorAndSchedulerAlone() {
+		this.runner
+			.withConfiguration(
+					AutoConfigurations.of(TaskExecutionAutoConfiguration.class, TaskSchedulingAutoConfiguration.class))
+			.withUserConfiguration(ExecutorUser.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed()
+					.hasBean("applicationTaskExecutor")
+					.hasBean("taskScheduler")
+					.hasBean(DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
+					.hasBean(DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME);
+				ExecutorUser user = context.getBean(ExecutorUser.class);
+				assertThat(user.executor).isSameAs(context.getBean("applicationTaskExecutor"));
+				assertThat(user.scheduler).isSameAs(context.getBean("taskScheduler"));
 			});
 	}
 
@@ -451,11 +473,26 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	@EnableScheduling
+	static class ExecutorUser {
+
+		final ThreadPoolTaskExecutor executor;
+
+		final TaskScheduler scheduler;
+
+		ExecutorUser(ThreadPoolTaskExecutor executor, TaskScheduler scheduler) {
+			this.executor = executor;
+			this.scheduler = scheduler;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
 	static class OwnThreads {
 
 		final AtomicInteger scheduled = new AtomicInteger();
 
-		@Bean(DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
+		@Bean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME, defaultCandidate = false)
 		SimpleAsyncTaskExecutor appHandlerExecutor() {
 			return new SimpleAsyncTaskExecutor("app-handler-");
 		}
