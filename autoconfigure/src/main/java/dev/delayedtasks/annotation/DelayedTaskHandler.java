@@ -68,8 +68,12 @@ public @interface DelayedTaskHandler {
 
 	/**
 	 * Name of a {@link org.springframework.core.retry.RetryPolicy} bean that decides
-	 * which exceptions are retried, the back-off, and the maximum retries of tasks
-	 * scheduled by this application; the {@code delayed-tasks.retry.*} policy by default.
+	 * which exceptions are retried and the back-off; the queue's
+	 * {@code delayed-tasks.queues.<queue>.retry.*} or {@code delayed-tasks.retry.*}
+	 * policy by default. How many times a task runs is not the policy's to decide: every
+	 * instance, producer-only ones included, stores the queue's configured
+	 * {@code max-retries} + 1 as a task's max attempts, and a policy that allows a
+	 * different number of retries gets a warning at startup.
 	 * @return the bean name
 	 */
 	String retryPolicy() default "";

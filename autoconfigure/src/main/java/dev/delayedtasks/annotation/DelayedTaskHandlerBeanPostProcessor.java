@@ -1,21 +1,18 @@
 package dev.delayedtasks.annotation;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
-import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.Names;
-import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.HandlerEndpoint;
+import dev.delayedtasks.worker.HandlerMethod;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
@@ -32,15 +29,18 @@ import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.retry.RetryPolicy;
-import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
 
 /**
- * Finds {@link DelayedTaskHandler} methods on beans (proxied ones included), checks their
- * signatures and attributes, and registers them with the
- * {@link DelayedTaskHandlerRegistry} once all singletons exist. Anything invalid fails
- * startup with a message naming the bean, the method and the rule. Modelled on Spring
- * Data Redis's {@code RedisListenerAnnotationBeanPostProcessor}.
+ * Finds {@link DelayedTaskHandler} methods on beans (proxied ones included), reads and
+ * checks their attributes, and registers them with the {@link DelayedTaskHandlerRegistry}
+ * (the bean named {@value DelayedTaskHandlerRegistry#BEAN_NAME}) once all singletons
+ * exist. Anything invalid fails startup with a message naming the bean, the method and
+ * the rule. An attribute the annotation leaves open stays open in the
+ * {@link HandlerEndpoint}: the registry's
+ * {@link dev.delayedtasks.worker.HandlerContainerFactory} fills it from the queue's
+ * configuration. Modelled on Spring Data Redis's
+ * {@code RedisListenerAnnotationBeanPostProcessor}.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -48,23 +48,13 @@ import org.springframework.util.StringUtils;
 public final class DelayedTaskHandlerBeanPostProcessor
 		implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware {
 
-	private final HandlerDefaults defaults;
-
 	private final Set<Class<?>> classesWithoutHandlers = ConcurrentHashMap.newKeySet();
 
-	private final List<Supplier<HandlerEndpoint>> endpoints = new ArrayList<>();
+	private final List<HandlerEndpoint> endpoints = new ArrayList<>();
 
 	private @Nullable ConfigurableBeanFactory beanFactory;
 
 	private @Nullable EmbeddedValueResolver resolver;
-
-	/**
-	 * Create a post-processor.
-	 * @param defaults settings for attributes a handler leaves empty
-	 */
-	public DelayedTaskHandlerBeanPostProcessor(HandlerDefaults defaults) {
-		this.defaults = defaults;
-	}
 
 	@Override
 	public void setBeanFactory(BeanFactory beanFactory) {
@@ -89,8 +79,9 @@ public final class DelayedTaskHandlerBeanPostProcessor
 			return bean;
 		}
 		methods.forEach((method, annotation) -> {
+			HandlerEndpoint endpoint = endpoint(bean, beanName, method, annotation);
 			synchronized (this.endpoints) {
-				this.endpoints.add(endpoint(bean, beanName, method, annotation));
+				this.endpoints.add(endpoint);
 			}
 		});
 		return bean;
@@ -101,26 +92,28 @@ public final class DelayedTaskHandlerBeanPostProcessor
 		if (this.beanFactory == null) {
 			return;
 		}
-		DelayedTaskHandlerRegistry registry = this.beanFactory.getBean(DelayedTaskHandlerRegistry.class);
+		DelayedTaskHandlerRegistry registry = this.beanFactory.getBean(DelayedTaskHandlerRegistry.BEAN_NAME,
+				DelayedTaskHandlerRegistry.class);
 		synchronized (this.endpoints) {
-			this.endpoints.forEach((endpoint) -> registry.register(endpoint.get()));
+			this.endpoints.forEach(registry::register);
 			this.endpoints.clear();
 		}
 	}
 
 	/**
-	 * Check a handler now; create its endpoint once all singletons exist, so that a retry
-	 * policy bean can be declared anywhere, even beside the handler in the bean being
-	 * post-processed.
+	 * Read and check a handler's annotation. A retry policy bean is only checked by name
+	 * and type here: it may be declared by the bean being post-processed, which cannot
+	 * produce beans yet, so the container factory looks it up when it creates the
+	 * handler's container.
 	 */
-	private Supplier<HandlerEndpoint> endpoint(Object bean, String beanName, Method method,
-			DelayedTaskHandler annotation) {
+	private HandlerEndpoint endpoint(Object bean, String beanName, Method method, DelayedTaskHandler annotation) {
 		String where = "@DelayedTaskHandler on " + beanName + "#" + method.getName() + ": ";
-		if (Modifier.isStatic(method.getModifiers())) {
-			throw new BeanInitializationException(where + "the method must not be static");
+		HandlerMethod handlerMethod;
+		try {
+			handlerMethod = HandlerMethod.of(bean, method);
 		}
-		if (method.getReturnType() != void.class) {
-			throw new BeanInitializationException(where + "the method must return void (a return value would be lost)");
+		catch (IllegalArgumentException ex) {
+			throw new BeanInitializationException(where + ex.getMessage());
 		}
 		String queue = resolve(annotation.queue());
 		if (!StringUtils.hasText(queue)) {
@@ -132,54 +125,23 @@ public final class DelayedTaskHandlerBeanPostProcessor
 		catch (InvalidTaskRequestException ex) {
 			throw new BeanInitializationException(where + ex.getMessage());
 		}
-		Type[] parameters = method.getGenericParameterTypes();
-		Class<?>[] rawParameters = method.getParameterTypes();
-		int payloadIndex = -1;
-		int contextIndex = -1;
-		if (parameters.length == 1) {
-			if (rawParameters[0] == TaskContext.class) {
-				contextIndex = 0;
-			}
-			else {
-				payloadIndex = 0;
-			}
-		}
-		else if (parameters.length == 2 && rawParameters[0] != TaskContext.class
-				&& rawParameters[1] == TaskContext.class) {
-			payloadIndex = 0;
-			contextIndex = 1;
-		}
-		else {
-			throw new BeanInitializationException(where + "the signature " + method.toGenericString()
-					+ " is not supported: use (P payload), (P payload, TaskContext context) or (TaskContext context)");
-		}
 		String id = StringUtils.hasText(annotation.id()) ? resolve(annotation.id()) : beanName + "." + method.getName();
-		int concurrency = concurrency(where, annotation, queue);
-		Duration timeout = timeout(where, annotation, queue);
 		String policyBean = resolve(annotation.retryPolicy());
-		boolean fromBean = StringUtils.hasText(policyBean);
-		Supplier<RetryPolicy> policy;
-		if (fromBean) {
+		if (StringUtils.hasText(policyBean)) {
 			checkRetryPolicyBean(where, policyBean);
-			policy = retryPolicyBean(policyBean);
 		}
-		else {
-			RetryPolicy queueDefault = this.defaults.retryPolicy(queue);
-			policy = () -> queueDefault;
-		}
-		boolean autoStartup = autoStartup(where, annotation);
-		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
-		Type payloadType = (payloadIndex >= 0) ? parameters[payloadIndex] : null;
-		int payloadAt = payloadIndex;
-		int contextAt = contextIndex;
-		return () -> new HandlerEndpoint(id, queue, bean, invocable, payloadType, payloadAt, contextAt, concurrency,
-				timeout, policy.get(), fromBean, autoStartup);
+		return HandlerEndpoint.builder(id, queue, handlerMethod)
+			.concurrency(concurrency(where, annotation))
+			.timeout(timeout(where, annotation))
+			.retryPolicyBeanName(StringUtils.hasText(policyBean) ? policyBean : null)
+			.autoStartup(autoStartup(where, annotation))
+			.build();
 	}
 
-	private int concurrency(String where, DelayedTaskHandler annotation, String queue) {
+	private @Nullable Integer concurrency(String where, DelayedTaskHandler annotation) {
 		String value = resolve(annotation.concurrency());
 		if (!StringUtils.hasText(value)) {
-			return this.defaults.concurrency(queue);
+			return null;
 		}
 		try {
 			int concurrency = Integer.parseInt(value.trim());
@@ -194,10 +156,10 @@ public final class DelayedTaskHandlerBeanPostProcessor
 				where + "concurrency '" + value + "' must be a whole number of at least 1");
 	}
 
-	private @Nullable Duration timeout(String where, DelayedTaskHandler annotation, String queue) {
+	private @Nullable Duration timeout(String where, DelayedTaskHandler annotation) {
 		String value = resolve(annotation.timeout());
 		if (!StringUtils.hasText(value)) {
-			return this.defaults.timeout(queue);
+			return null;
 		}
 		try {
 			Duration timeout = DurationStyle.detectAndParse(value.trim());
@@ -210,12 +172,6 @@ public final class DelayedTaskHandlerBeanPostProcessor
 		}
 		throw new BeanInitializationException(
 				where + "timeout '" + value + "' must be a positive duration such as 30s, 5m or PT30S");
-	}
-
-	private Supplier<RetryPolicy> retryPolicyBean(String name) {
-		ConfigurableBeanFactory factory = this.beanFactory;
-		Assert.state(factory != null, "No bean factory");
-		return () -> factory.getBean(name, RetryPolicy.class);
 	}
 
 	private void checkRetryPolicyBean(String where, String name) {

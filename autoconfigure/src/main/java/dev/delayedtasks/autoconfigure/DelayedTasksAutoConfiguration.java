@@ -1,6 +1,5 @@
 package dev.delayedtasks.autoconfigure;
 
-import java.util.OptionalInt;
 import java.util.function.ToIntFunction;
 
 import dev.delayedtasks.DeadLetters;
@@ -11,6 +10,7 @@ import dev.delayedtasks.store.DeadLetterRetention;
 import dev.delayedtasks.store.EvictionPolicyCheck;
 import dev.delayedtasks.store.LayoutVersion;
 import dev.delayedtasks.store.PayloadCodec;
+import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.RedisDeadLetters;
 import dev.delayedtasks.store.RedisDelayedTaskScheduler;
@@ -85,21 +85,25 @@ public final class DelayedTasksAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(DelayedTaskScheduler.class)
 	RedisDelayedTaskScheduler delayedTaskScheduler(StoreScripts scripts, StoreSettings settings, PayloadCodec codec,
-			QueueIndex queues, DelayedTasksProperties properties, ObjectProvider<DelayedTaskHandlerRegistry> handlers,
-			ObjectProvider<DelayedTaskListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry,
+			QueueIndex queues, DelayedTasksProperties properties, ObjectProvider<DelayedTaskListener> listeners,
+			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<ScheduleObservationConvention> observationConvention) {
-		// Max attempts when a request sets none: this application's handler's retry
-		// policy
-		// bean, else the queue's properties, else the global ones.
-		ToIntFunction<String> maxAttempts = (queue) -> {
-			DelayedTaskHandlerRegistry registry = handlers.getIfAvailable();
-			OptionalInt fromHandler = (registry != null) ? registry.maxAttemptsOfHandler(queue) : OptionalInt.empty();
-			return fromHandler.orElseGet(() -> properties.retry(queue).maxRetries() + 1);
-		};
+		// Max attempts when a request sets none: the queue's configured max retries + 1,
+		// the same on every instance, whether or not it hosts the queue's handler.
+		ToIntFunction<String> maxAttempts = (queue) -> properties.retry(queue).maxRetries() + 1;
 		Listeners onScheduled = new Listeners(listeners.orderedStream().toList());
 		return new RedisDelayedTaskScheduler(scripts, settings, codec, queues, maxAttempts,
 				properties.producer().batchSize(), onScheduled,
 				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), observationConvention.getIfUnique());
+	}
+
+	/**
+	 * On every instance, producer-only ones too: pausing a queue acts on every instance.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	QueueControl delayedTasksQueueControl(RedisConnectionFactory connectionFactory, StoreSettings settings) {
+		return new QueueControl(new StringRedisTemplate(connectionFactory), settings);
 	}
 
 	@Bean

@@ -1,38 +1,43 @@
 package dev.delayedtasks.autoconfigure;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
 
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.annotation.DelayedTaskHandlerBeanPostProcessor;
-import dev.delayedtasks.annotation.HandlerDefaults;
 import dev.delayedtasks.store.PayloadCodec;
-import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
-import dev.delayedtasks.worker.FailureRouter;
 import dev.delayedtasks.observation.TaskRunObservationConvention;
+import dev.delayedtasks.worker.FailureRouter;
+import dev.delayedtasks.worker.HandlerContainerFactory;
 import dev.delayedtasks.worker.Listeners;
+import dev.delayedtasks.worker.QueueDefaults;
 import dev.delayedtasks.worker.RunObservations;
 import dev.delayedtasks.worker.WorkerSettings;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
-import org.springframework.core.retry.RetryPolicy;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
  * The worker side: handler discovery, the handler registry and what it runs on. Off with
@@ -47,38 +52,119 @@ class DelayedTasksWorkerConfiguration {
 
 	private static final Log logger = LogFactory.getLog(DelayedTasksWorkerConfiguration.class);
 
+	private static final String HANDLER_THREAD_PREFIX = "delayed-tasks-handler-";
+
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static DelayedTaskHandlerBeanPostProcessor delayedTaskHandlerBeanPostProcessor(Environment environment) {
-		// A post-processor is created before configuration properties beans: bind them
-		// directly.
-		DelayedTasksProperties properties = Binder.get(environment)
-			.bindOrCreate("delayed-tasks", DelayedTasksProperties.class);
-		return new DelayedTaskHandlerBeanPostProcessor(new PropertiesHandlerDefaults(properties));
+	static DelayedTaskHandlerBeanPostProcessor delayedTaskHandlerBeanPostProcessor() {
+		return new DelayedTaskHandlerBeanPostProcessor();
+	}
+
+	/**
+	 * Handlers of every queue run here, a thread per running handler, reused; each
+	 * queue's permits bound how many of its handlers run at once. It accepts tasks after
+	 * the context starts closing, because the registry stops (and its handlers finish)
+	 * after that. Like the scheduler below, not a default candidate: injected only by its
+	 * name, it neither makes the application's own injection of an {@code Executor}
+	 * ambiguous nor makes Boot's {@code applicationTaskExecutor} back off.
+	 */
+	@Bean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
+	@ConditionalOnThreading(Threading.PLATFORM)
+	ThreadPoolTaskExecutor delayedTasksHandlerExecutor() {
+		ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
+		executor.setThreadNamePrefix(HANDLER_THREAD_PREFIX);
+		executor.setCorePoolSize(0);
+		executor.setQueueCapacity(0);
+		executor.setAcceptTasksAfterContextClose(true);
+		return executor;
+	}
+
+	@Bean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
+	@ConditionalOnThreading(Threading.VIRTUAL)
+	SimpleAsyncTaskExecutor delayedTasksHandlerExecutorVirtualThreads() {
+		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor(HANDLER_THREAD_PREFIX);
+		executor.setVirtualThreads(true);
+		return executor;
+	}
+
+	/**
+	 * Handler timeouts and local lease checks fire here. One thread is enough, as they
+	 * never wait on Redis; it keeps firing while the context closes, because handlers
+	 * still run then. Not Boot's {@code SimpleAsyncTaskScheduler} for virtual threads
+	 * either: it stops scheduling as soon as the context starts closing.
+	 */
+	@Bean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME)
+	@ConditionalOnThreading(Threading.PLATFORM)
+	ThreadPoolTaskScheduler delayedTasksTaskScheduler() {
+		return taskScheduler(false);
+	}
+
+	@Bean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME)
+	@ConditionalOnThreading(Threading.VIRTUAL)
+	ThreadPoolTaskScheduler delayedTasksTaskSchedulerVirtualThreads() {
+		return taskScheduler(true);
+	}
+
+	private static ThreadPoolTaskScheduler taskScheduler(boolean virtualThreads) {
+		ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+		scheduler.setThreadNamePrefix("delayed-tasks-scheduler-");
+		scheduler.setDaemon(true);
+		scheduler.setVirtualThreads(virtualThreads);
+		// Every run with a timeout schedules one and cancels it when the handler returns.
+		scheduler.setRemoveOnCancelPolicy(true);
+		scheduler.setAcceptTasksAfterContextClose(true);
+		return scheduler;
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	QueueControl delayedTasksQueueControl(RedisConnectionFactory connectionFactory, StoreSettings settings) {
-		return new QueueControl(new StringRedisTemplate(connectionFactory), settings);
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	DelayedTaskHandlerRegistry delayedTaskHandlerRegistry(TaskStore store, RedisConnectionFactory connectionFactory,
-			StoreSettings storeSettings, PayloadCodec codec, QueueControl queues, DelayedTasksProperties properties,
-			ObjectProvider<DelayedTaskListener> listeners, Environment environment,
+	HandlerContainerFactory delayedTasksHandlerContainerFactory(TaskStore store,
+			RedisConnectionFactory connectionFactory, StoreSettings storeSettings, PayloadCodec codec,
+			DelayedTasksProperties properties, ObjectProvider<DelayedTaskListener> listeners, Environment environment,
 			ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<TaskRunObservationConvention> observationConvention) {
+			ObjectProvider<TaskRunObservationConvention> observationConvention, BeanFactory beanFactory,
+			@Qualifier(DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME) Executor handlerExecutor,
+			@Qualifier(DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME) TaskScheduler taskScheduler) {
 		DelayedTasksProperties.Worker worker = properties.worker();
 		warnIfShutdownTimeoutTooLong(worker.shutdownTimeout(), environment);
 		WorkerSettings settings = new WorkerSettings(worker.leaseDuration(), worker.reapGrace(), worker.timerTtl(),
-				worker.blockTimeout(), worker.shutdownTimeout(), worker.interruptOnShutdown(), worker.maxClaim(),
-				Threading.VIRTUAL.isActive(environment));
-		return DelayedTaskHandlerRegistry.create(store, connectionFactory, settings, storeSettings, codec,
-				new FailureRouter(), new Listeners(listeners.orderedStream().toList()), queues,
-				new RunObservations(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
-						observationConvention.getIfUnique()));
+				worker.blockTimeout(), worker.shutdownTimeout(), worker.interruptOnShutdown(), worker.maxClaim());
+		return HandlerContainerFactory.builder()
+			.store(store)
+			.connectionFactory(connectionFactory)
+			.workerSettings(settings)
+			.storeSettings(storeSettings)
+			.codec(codec)
+			.failureRouter(new FailureRouter())
+			.listeners(new Listeners(listeners.orderedStream().toList()))
+			.observations(new RunObservations(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
+					observationConvention.getIfUnique()))
+			.queueDefaults((queue) -> queueDefaults(properties, queue))
+			.beanFactory(beanFactory)
+			.handlerExecutor(handlerExecutor)
+			.taskScheduler(taskScheduler)
+			.build();
+	}
+
+	/**
+	 * What the properties say about a queue: {@code delayed-tasks.queues.<queue>.*}, then
+	 * the global settings. Producers take the max retries from the same place, so every
+	 * instance gives the queue's tasks the same max attempts.
+	 */
+	private static QueueDefaults queueDefaults(DelayedTasksProperties properties, String queue) {
+		DelayedTasksProperties.Retry retry = properties.retry(queue);
+		return new QueueDefaults(properties.concurrency(queue), properties.timeout(queue), retry.toRetryPolicy(),
+				retry.maxRetries());
+	}
+
+	@Bean(name = DelayedTaskHandlerRegistry.BEAN_NAME)
+	@ConditionalOnMissingBean
+	DelayedTaskHandlerRegistry delayedTaskHandlerRegistry(HandlerContainerFactory containerFactory) {
+		return new DelayedTaskHandlerRegistry(containerFactory);
 	}
 
 	private static void warnIfShutdownTimeoutTooLong(Duration shutdownTimeout, Environment environment) {
@@ -91,29 +177,6 @@ class DelayedTasksWorkerConfiguration {
 					+ "): Spring may stop the Redis connection before unfinished tasks are released, and they would "
 					+ "then wait for their leases to expire. Lower the first or raise the second.");
 		}
-	}
-
-	/**
-	 * Handler defaults from {@code delayed-tasks.queues.<queue>.*}, then the global
-	 * settings.
-	 */
-	private record PropertiesHandlerDefaults(DelayedTasksProperties properties) implements HandlerDefaults {
-
-		@Override
-		public int concurrency(String queue) {
-			return this.properties.concurrency(queue);
-		}
-
-		@Override
-		public @Nullable Duration timeout(String queue) {
-			return this.properties.timeout(queue);
-		}
-
-		@Override
-		public RetryPolicy retryPolicy(String queue) {
-			return this.properties.retry(queue).toRetryPolicy();
-		}
-
 	}
 
 }

@@ -68,12 +68,13 @@ final class Completions {
 		this.listeners = listeners;
 	}
 
-	void start() {
+	/**
+	 * Start recording outcomes on a thread of the queue's own.
+	 * @param threads makes the queue's threads
+	 */
+	void start(QueueThreads threads) {
 		this.running = true;
-		Thread worker = new Thread(this::drain, "delayed-tasks-complete-" + this.queue);
-		worker.setDaemon(true);
-		this.thread = worker;
-		worker.start();
+		this.thread = threads.start("complete", this::drain, true);
 	}
 
 	void succeeded(ActiveRun run, Duration runTime) {

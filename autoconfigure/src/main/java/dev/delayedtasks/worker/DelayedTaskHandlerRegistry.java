@@ -6,30 +6,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.Function;
-
-import java.util.UUID;
-
-import dev.delayedtasks.store.PayloadCodec;
-import dev.delayedtasks.store.QueueControl;
-import dev.delayedtasks.store.StoreSettings;
-import dev.delayedtasks.store.TaskStore;
-import org.jspecify.annotations.Nullable;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.util.function.SingletonSupplier;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * The {@code @DelayedTaskHandler}s of this instance: starts them with the application
  * (those with {@code autoStartup}), stops them first on shutdown, and lets applications
- * start, stop and inspect them by id and pause or resume queues, like Spring Kafka's
- * listener endpoint registry.
+ * start, stop and inspect them by id, like Spring Kafka's listener endpoint registry.
+ * Each handler's container is made by the {@link HandlerContainerFactory}. Pausing and
+ * resuming a queue, which acts on every instance, is
+ * {@link dev.delayedtasks.store.QueueControl}'s.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -41,52 +29,46 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	 */
 	public static final int PHASE = Integer.MAX_VALUE - 100;
 
-	private final Function<ScheduledExecutorService, WorkerServices> services;
+	/**
+	 * The bean name under which the annotation post-processor finds the registry.
+	 */
+	public static final String BEAN_NAME = "delayedTaskHandlerRegistry";
 
-	private final QueueControl queues;
+	/**
+	 * The bean name of the executor handlers run on: any
+	 * {@link java.util.concurrent.Executor} (Spring's {@code AsyncTaskExecutor}
+	 * implementations included) declared under this name replaces the default.
+	 */
+	public static final String HANDLER_EXECUTOR_BEAN_NAME = "delayedTasksHandlerExecutor";
+
+	/**
+	 * The bean name of the {@link org.springframework.scheduling.TaskScheduler} handler
+	 * timeouts and local lease checks fire on: a scheduler declared under this name
+	 * replaces the default. Its tasks are short and never wait on Redis; do not share it
+	 * with work that blocks.
+	 */
+	public static final String TASK_SCHEDULER_BEAN_NAME = "delayedTasksTaskScheduler";
+
+	private final HandlerContainerFactory containerFactory;
 
 	private final Map<String, HandlerEndpoint> endpoints = new LinkedHashMap<>();
 
 	/**
-	 * Read on every scheduled task and every handler run: computed once, at registration.
+	 * Read by metrics for every queue: computed once, at registration.
 	 */
-	private final Map<String, HandlerEndpoint> endpointsByQueue = new java.util.concurrent.ConcurrentHashMap<>();
-
-	private final Map<String, Integer> maxAttemptsByQueue = new java.util.concurrent.ConcurrentHashMap<>();
+	private final Map<String, HandlerEndpoint> endpointsByQueue = new ConcurrentHashMap<>();
 
 	private final Map<String, QueueWorker> workers = new LinkedHashMap<>();
 
-	private @Nullable ScheduledExecutorService timeouts;
-
 	private volatile boolean running;
-
-	DelayedTaskHandlerRegistry(Function<ScheduledExecutorService, WorkerServices> services, QueueControl queues) {
-		this.services = services;
-		this.queues = queues;
-	}
 
 	/**
 	 * Create a registry.
-	 * @param store the task store
-	 * @param connectionFactory the Lettuce connection factory blocking connections are
-	 * made from (only when a handler starts)
-	 * @param settings how workers run
-	 * @param storeSettings key layout and script limits
-	 * @param codec the payload codec
-	 * @param failureRouter decides about failed runs
-	 * @param listeners the listeners
-	 * @param queues pauses and resumes queues
-	 * @param observations observes handler runs
-	 * @return the registry
+	 * @param containerFactory creates the container of each handler, resolving what its
+	 * annotation leaves open
 	 */
-	public static DelayedTaskHandlerRegistry create(TaskStore store, RedisConnectionFactory connectionFactory,
-			WorkerSettings settings, StoreSettings storeSettings, PayloadCodec codec, FailureRouter failureRouter,
-			Listeners listeners, QueueControl queues, RunObservations observations) {
-		String instanceId = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
-		SingletonSupplier<BlockingConnections> connections = SingletonSupplier
-			.of(() -> new BlockingConnections(connectionFactory));
-		return new DelayedTaskHandlerRegistry((timeouts) -> new WorkerServices(store, connections.obtain(), settings,
-				storeSettings, codec, failureRouter, listeners, instanceId, timeouts, observations), queues);
+	public DelayedTaskHandlerRegistry(HandlerContainerFactory containerFactory) {
+		this.containerFactory = containerFactory;
 	}
 
 	/**
@@ -107,11 +89,8 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 		}
 		this.endpoints.put(endpoint.id(), endpoint);
 		this.endpointsByQueue.put(endpoint.queue(), endpoint);
-		if (endpoint.retryPolicyFromBean()) {
-			this.maxAttemptsByQueue.put(endpoint.queue(), FailureRouter.maxRetries(endpoint.retryPolicy()) + 1);
-		}
 		if (this.running) {
-			QueueWorker worker = new QueueWorker(endpoint, services());
+			QueueWorker worker = createContainer(endpoint);
 			this.workers.put(endpoint.id(), worker);
 			if (endpoint.autoStartup()) {
 				worker.start();
@@ -124,10 +103,9 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 		if (this.running) {
 			return;
 		}
-		this.timeouts = Executors.newScheduledThreadPool(1, named("delayed-tasks-timeout-"));
 		this.running = true;
 		for (HandlerEndpoint endpoint : this.endpoints.values()) {
-			QueueWorker worker = new QueueWorker(endpoint, services());
+			QueueWorker worker = createContainer(endpoint);
 			this.workers.put(endpoint.id(), worker);
 			if (endpoint.autoStartup()) {
 				worker.start();
@@ -135,20 +113,13 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 		}
 	}
 
-	private WorkerServices services() {
-		return this.services.apply(this.timeouts);
-	}
-
-	private static CustomizableThreadFactory named(String prefix) {
-		CustomizableThreadFactory factory = new CustomizableThreadFactory(prefix);
-		factory.setDaemon(true);
-		return factory;
+	private QueueWorker createContainer(HandlerEndpoint endpoint) {
+		return this.containerFactory.createContainer(endpoint);
 	}
 
 	@Override
 	public void stop() {
 		List<QueueWorker> toStop;
-		List<ScheduledExecutorService> pools;
 		synchronized (this) {
 			if (!this.running) {
 				return;
@@ -156,14 +127,9 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 			this.running = false;
 			toStop = new ArrayList<>(this.workers.values());
 			this.workers.clear();
-			// Captured now: a start() while the workers stop creates pools of its own.
-			pools = (this.timeouts != null) ? List.of(this.timeouts) : List.of();
 		}
 		// In parallel, so the whole shutdown stays within one shutdown timeout.
-		List<Thread> stoppers = toStop.stream()
-			.map((worker) -> new Thread(worker::stop, "delayed-tasks-stop-" + worker.queue()))
-			.toList();
-		stoppers.forEach(Thread::start);
+		List<Thread> stoppers = toStop.stream().map(QueueWorker::stopInBackground).toList();
 		for (Thread stopper : stoppers) {
 			try {
 				stopper.join();
@@ -173,7 +139,6 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 				break;
 			}
 		}
-		pools.forEach(ScheduledExecutorService::shutdownNow);
 	}
 
 	@Override
@@ -212,49 +177,12 @@ public final class DelayedTaskHandlerRegistry implements SmartLifecycle {
 	}
 
 	/**
-	 * The max attempts this instance's handler of a queue asks for through its retry
-	 * policy bean, if it names one.
-	 * @param queue the queue
-	 * @return the max attempts, or empty
-	 */
-	public OptionalInt maxAttemptsOfHandler(String queue) {
-		Integer maxAttempts = this.maxAttemptsByQueue.get(queue);
-		return (maxAttempts != null) ? OptionalInt.of(maxAttempts) : OptionalInt.empty();
-	}
-
-	/**
 	 * This instance's handler of a queue, running or not.
 	 * @param queue the queue
 	 * @return the handler's endpoint, or empty when this instance has none for the queue
 	 */
 	public Optional<HandlerEndpoint> getEndpointForQueue(String queue) {
 		return Optional.ofNullable(this.endpointsByQueue.get(queue));
-	}
-
-	/**
-	 * Pause a queue on every instance: its tasks are not claimed until
-	 * {@link #resume(String)}.
-	 * @param queue the queue
-	 */
-	public void pause(String queue) {
-		this.queues.pause(queue);
-	}
-
-	/**
-	 * Resume a paused queue on every instance.
-	 * @param queue the queue
-	 */
-	public void resume(String queue) {
-		this.queues.resume(queue);
-	}
-
-	/**
-	 * Whether a queue is paused.
-	 * @param queue the queue
-	 * @return whether it is paused
-	 */
-	public boolean isPaused(String queue) {
-		return this.queues.isPaused(queue);
 	}
 
 }

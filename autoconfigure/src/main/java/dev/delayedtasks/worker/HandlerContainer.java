@@ -1,7 +1,14 @@
 package dev.delayedtasks.worker;
 
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.retry.RetryPolicy;
+
 /**
- * One running (or stopped) {@code @DelayedTaskHandler} on this instance, as
+ * One running (or stopped) {@code @DelayedTaskHandler} on this instance, with its
+ * attributes as the {@link HandlerContainerFactory} resolved them, as
  * {@link DelayedTaskHandlerRegistry#getHandler(String)} exposes it.
  *
  * @author delayed-tasks
@@ -26,6 +33,19 @@ public interface HandlerContainer {
 	 * @return the concurrency
 	 */
 	int concurrency();
+
+	/**
+	 * The longest run, past which the handler is interrupted and the run fails.
+	 * @return the timeout, or {@code null} for none
+	 */
+	@Nullable Duration timeout();
+
+	/**
+	 * Which failures are retried and with what back-off (the queue's configured max
+	 * retries, stored with each task, decide when retries are exhausted).
+	 * @return the retry policy
+	 */
+	RetryPolicy retryPolicy();
 
 	/**
 	 * How many tasks it is running now.

@@ -1,10 +1,11 @@
 package dev.delayedtasks.worker;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -17,7 +18,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * Extends the leases of a queue's running tasks in one batch every third of the lease. A
@@ -61,19 +62,17 @@ final class LeaseHeartbeat {
 	/**
 	 * Start beating on a thread of this queue's own, apart from its timer, so a heartbeat
 	 * never waits behind a promote call or another queue's Redis node.
-	 * @param timeouts the shared thread that never waits on Redis: the local lease check
-	 * runs there, so a heartbeat stuck on a stalled node cannot keep a handler running
-	 * past its lease
+	 * @param threads makes the queue's threads
+	 * @param scheduler the shared scheduler that never waits on Redis: the local lease
+	 * check runs there, so a heartbeat stuck on a stalled node cannot keep a handler
+	 * running past its lease
 	 */
-	synchronized void start(ScheduledExecutorService timeouts) {
-		CustomizableThreadFactory threads = new CustomizableThreadFactory(
-				"delayed-tasks-heartbeat-" + this.queue + "-");
-		threads.setDaemon(true);
-		ScheduledExecutorService beats = Executors.newSingleThreadScheduledExecutor(threads);
+	synchronized void start(QueueThreads threads, TaskScheduler scheduler) {
+		ScheduledExecutorService beats = threads.scheduler("heartbeat");
 		beats.scheduleAtFixedRate(this::beat, this.beatMillis, this.beatMillis, TimeUnit.MILLISECONDS);
 		this.thread = beats;
-		this.localCheck = timeouts.scheduleAtFixedRate(this::checkLocalLeases, this.checkMillis, this.checkMillis,
-				TimeUnit.MILLISECONDS);
+		Duration check = Duration.ofMillis(this.checkMillis);
+		this.localCheck = scheduler.scheduleAtFixedRate(this::checkLocalLeases, Instant.now().plus(check), check);
 	}
 
 	/**

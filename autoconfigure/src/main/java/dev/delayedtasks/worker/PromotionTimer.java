@@ -2,7 +2,6 @@ package dev.delayedtasks.worker;
 
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -16,8 +15,6 @@ import dev.delayedtasks.worker.BlockingConnections.BlockingConnection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * The timer of one queue partition. The instance that holds the partition's timer lease
@@ -81,21 +78,17 @@ final class PromotionTimer {
 	/**
 	 * Start contending for the timer, on a thread of this queue's own: a stalled Redis
 	 * node delays only the timers of the queues it holds.
+	 * @param threads makes the queue's threads
 	 */
-	synchronized void start() {
+	synchronized void start(QueueThreads threads) {
 		if (this.running) {
 			return;
 		}
 		this.running = true;
-		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayed-tasks-timer-" + this.queue + "-");
-		threads.setDaemon(true);
-		ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(threads);
+		ScheduledExecutorService scheduler = threads.scheduler("timer");
 		this.scheduler = scheduler;
 		this.armed = scheduler.schedule(this::tick, 0, TimeUnit.MILLISECONDS);
-		Thread reader = new Thread(this::readTicks, "delayed-tasks-tick-" + this.queue);
-		reader.setDaemon(true);
-		this.tickReader = reader;
-		reader.start();
+		this.tickReader = threads.start("tick", this::readTicks, true);
 	}
 
 	void stop() {

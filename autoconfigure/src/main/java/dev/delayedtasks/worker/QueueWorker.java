@@ -1,46 +1,24 @@
 package dev.delayedtasks.worker;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
-import java.util.UUID;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.delayedtasks.TaskContext;
-import dev.delayedtasks.store.ClaimBatch;
-import dev.delayedtasks.store.ClaimedTask;
-import dev.delayedtasks.store.PartitionKeys;
-import dev.delayedtasks.store.PayloadCodec.Envelope;
 import dev.delayedtasks.store.TaskStore;
-import dev.delayedtasks.worker.BlockingConnections.BlockingConnection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.task.SimpleAsyncTaskExecutor;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.core.retry.RetryPolicy;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
- * Runs one handler's queue on this instance: a dispatcher thread that claims tasks while
- * permits are free and otherwise blocks on the queue's wake list, the worker threads that
- * run handlers, the lease heartbeat, the completion path, and the queue's
- * {@link PromotionTimer}.
- * <p>
- * Two budgets bound the dispatcher: a permit per running handler ({@code concurrency}),
- * freed when the handler returns, and a hold per task this instance holds, from its claim
- * until its outcome is recorded in Redis or it is released ({@code concurrency +
- * max-claim}). So outcomes are written while the next tasks run, yet however fast
- * handlers fail, an instance never holds more than its concurrency plus one claim. The
- * heartbeat and the timer each run on a thread of the queue's own: a Redis node that
- * stalls delays only the queues it holds.
+ * The container of one handler on this instance: owns the lifecycle (start and stop) of
+ * its queue's {@link Dispatcher}, lease heartbeat, completion path and
+ * {@link PromotionTimer}. Handlers run on the shared handler executor, at most
+ * {@code concurrency} of them at once; the dispatcher, the heartbeat, the timer and the
+ * completion path each run on threads of the queue's own ({@link QueueThreads}), so a
+ * Redis node that stalls delays only the queues it holds.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -49,64 +27,42 @@ final class QueueWorker implements HandlerContainer {
 
 	private static final Log logger = LogFactory.getLog(QueueWorker.class);
 
-	/** Lost claims remembered for {@code recover}; older ones wait for lease expiry. */
-	private static final int MAX_LOST_CLAIMS = 64;
-
 	private final HandlerEndpoint endpoint;
+
+	private final ContainerSettings container;
 
 	private final TaskStore store;
 
-	private final BlockingConnections connections;
-
 	private final WorkerSettings settings;
 
-	private final PartitionKeys keys;
+	private final QueueThreads threads;
 
-	private final ScheduledExecutorService timeouts;
-
-	private final Semaphore permits;
-
-	private final Semaphore holds;
+	private final TaskScheduler scheduler;
 
 	private final LeaseHeartbeat heartbeat;
 
 	private final Completions completions;
 
-	private final TaskRunner runner;
+	private final Dispatcher dispatcher;
 
 	private final PromotionTimer timer;
 
-	private final AtomicInteger running = new AtomicInteger();
-
 	private volatile boolean started;
 
-	/**
-	 * Whether the dispatcher waits for a permit, a hold or a wake token: the waits stop
-	 * may cut short. An interrupted claim would lose its reply.
-	 */
-	private volatile boolean idle;
-
-	private @Nullable Thread dispatcher;
-
-	private @Nullable Executor executor;
-
-	private String nonce = "";
-
-	QueueWorker(HandlerEndpoint endpoint, WorkerServices services) {
+	QueueWorker(HandlerEndpoint endpoint, ContainerSettings container, WorkerServices services) {
 		this.endpoint = endpoint;
+		this.container = container;
 		this.store = services.store();
-		this.connections = services.connections();
 		this.settings = services.settings();
-		this.keys = services.storeSettings().keys(endpoint.queue());
-		this.timeouts = services.timeouts();
-		this.permits = new Semaphore(endpoint.concurrency());
-		this.holds = new Semaphore(endpoint.concurrency() + this.settings.maxClaim());
+		this.threads = new QueueThreads(endpoint.queue());
+		this.scheduler = services.scheduler();
 		this.heartbeat = new LeaseHeartbeat(endpoint.queue(), this.store, this.settings);
 		this.completions = new Completions(endpoint.queue(), this.store, this.heartbeat, services.listeners());
-		this.runner = new TaskRunner(endpoint, services.codec(), services.failureRouter(), this.completions,
-				services.listeners(), services.timeouts(), services.observations());
-		this.timer = new PromotionTimer(endpoint.queue(), this.keys, this.store, services.instanceId(), this.settings,
-				this.connections);
+		TaskRunner runner = new TaskRunner(endpoint, container, services.codec(), services.failureRouter(),
+				this.completions, services.listeners(), services.scheduler(), services.observations());
+		this.dispatcher = new Dispatcher(endpoint.queue(), container.concurrency(), services, this.heartbeat, runner);
+		this.timer = new PromotionTimer(endpoint.queue(), services.storeSettings().keys(endpoint.queue()), this.store,
+				services.instanceId(), this.settings, services.connections());
 	}
 
 	@Override
@@ -115,191 +71,20 @@ final class QueueWorker implements HandlerContainer {
 			return;
 		}
 		this.started = true;
-		this.nonce = UUID.randomUUID().toString().substring(0, 8);
-		this.executor = this.settings.virtualThreads() ? virtualThreads()
-				: Executors.newFixedThreadPool(this.endpoint.concurrency(),
-						new CustomizableThreadFactory("delayed-tasks-" + this.endpoint.queue() + "-"));
-		this.completions.start();
-		this.heartbeat.start(this.timeouts);
-		this.timer.start();
-		Thread thread = new Thread(this::dispatch, "delayed-tasks-dispatcher-" + this.endpoint.queue());
-		// Not a daemon: like a message listener container, a running handler keeps a
-		// worker-only application (no web server) alive until the context is closed.
-		thread.setDaemon(false);
-		this.dispatcher = thread;
-		thread.start();
+		this.completions.start(this.threads);
+		this.heartbeat.start(this.threads, this.scheduler);
+		this.timer.start(this.threads);
+		this.dispatcher.start(this.threads);
 		logger.info("Started handler " + this.endpoint);
 	}
 
 	/**
-	 * A virtual thread per run; the permits bound how many run at once, so there is no
-	 * pool to size or shut down.
+	 * Stop on a thread of the queue's own, so that the registry stops every queue at once
+	 * and the whole shutdown stays within one shutdown timeout.
+	 * @return the stopping thread, to join
 	 */
-	private Executor virtualThreads() {
-		SimpleAsyncTaskExecutor virtual = new SimpleAsyncTaskExecutor("delayed-tasks-" + this.endpoint.queue() + "-");
-		virtual.setVirtualThreads(true);
-		return virtual;
-	}
-
-	private void dispatch() {
-		BlockingConnection wake = null;
-		long backOff = 0;
-		long claims = 0;
-		Deque<String> lostClaims = new ArrayDeque<>();
-		ThrottledWarning failures = new ThrottledWarning(logger, Duration.ofMinutes(1));
-		while (this.started) {
-			String claimNonce = null;
-			try {
-				int wanted = claimable();
-				if (wanted == 0) {
-					continue;
-				}
-				if (!lostClaims.isEmpty()) {
-					recover(lostClaims);
-				}
-				claimNonce = this.nonce + "." + Long.toString(++claims, 36);
-				ClaimBatch batch = this.store.claim(this.endpoint.queue(), wanted, claimNonce);
-				claimNonce = null;
-				List<ClaimedTask> tasks = batch.tasks();
-				for (int i = 0; i < tasks.size(); i++) {
-					try {
-						submit(tasks.get(i), batch.now());
-					}
-					catch (RuntimeException ex) {
-						releaseQuietly(tasks.subList(i + 1, tasks.size()));
-						throw ex;
-					}
-				}
-				if (batch.tasks().size() < wanted && !batch.more()) {
-					if (wake == null) {
-						wake = this.connections.open(this.settings.blockTimeout());
-					}
-					this.idle = true;
-					try {
-						wake.pop(this.settings.blockTimeout(), this.keys.wake());
-					}
-					finally {
-						this.idle = false;
-					}
-				}
-				// Only a whole round resets: a claim that works followed by a BLPOP that
-				// keeps failing (a user without +blpop) must still back off and warn
-				// once a minute, not spin and flood the log.
-				backOff = 0;
-				failures.reset();
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				break;
-			}
-			catch (RuntimeException ex) {
-				if (claimNonce != null) {
-					// Redis may still run the claim whose reply was lost and lease tasks
-					// nobody holds.
-					lostClaims.addLast(claimNonce);
-					if (lostClaims.size() > MAX_LOST_CLAIMS) {
-						// The oldest one's tasks come back when their leases expire.
-						lostClaims.removeFirst();
-					}
-				}
-				if (!this.started) {
-					break;
-				}
-				backOff = Math.min(1000, Math.max(50, backOff * 2));
-				failures.warn("Dispatcher of queue '" + this.endpoint.queue() + "' failed, retrying in up to 1 s: "
-						+ ex.getMessage());
-				if (wake != null) {
-					wake.close();
-					wake = null;
-				}
-				sleep(backOff);
-			}
-		}
-		if (wake != null) {
-			wake.close();
-		}
-	}
-
-	/**
-	 * Wait up to the block timeout for a free permit and a free hold.
-	 * @return how many tasks a claim may lease now, 0 when the wait ended without both
-	 */
-	private int claimable() throws InterruptedException {
-		long block = this.settings.blockTimeout().toMillis();
-		this.idle = true;
-		try {
-			if (!this.permits.tryAcquire(block, TimeUnit.MILLISECONDS)) {
-				return 0;
-			}
-			try {
-				if (!this.holds.tryAcquire(block, TimeUnit.MILLISECONDS)) {
-					// Outcomes wait to be written: claim again once they are.
-					return 0;
-				}
-				int free = Math.min(this.permits.availablePermits(), this.holds.availablePermits()) + 1;
-				this.holds.release();
-				return Math.min(free, this.settings.maxClaim());
-			}
-			finally {
-				this.permits.release();
-			}
-		}
-		finally {
-			this.idle = false;
-		}
-	}
-
-	private void recover(Deque<String> lostClaims) {
-		int recovered = this.store.recover(this.endpoint.queue(), List.copyOf(lostClaims));
-		lostClaims.clear();
-		if (recovered > 0) {
-			logger.info("Gave back " + recovered + " task(s) of queue '" + this.endpoint.queue()
-					+ "' leased by claims whose reply was lost");
-		}
-	}
-
-	private void submit(ClaimedTask task, long claimedAt) {
-		Envelope envelope = this.runner.read(task.envelope());
-		TaskContext context = new TaskContext(task.id(), this.endpoint.queue(), task.failures() + 1, task.deliveries(),
-				Instant.ofEpochMilli(task.dueMs()), Instant.ofEpochMilli(task.createdMs()),
-				Instant.ofEpochMilli(claimedAt), TaskRunner.headers(envelope), task.token());
-		// The hold goes back when the task is untracked (outcome recorded, released or
-		// lost), the permit when its handler returns.
-		this.holds.acquireUninterruptibly();
-		this.permits.acquireUninterruptibly();
-		ActiveRun run = this.heartbeat.track(task.lease(), context, this.holds::release);
-		this.running.incrementAndGet();
-		try {
-			this.executor.execute(() -> {
-				try {
-					this.runner.run(run, envelope, task.envelope());
-				}
-				finally {
-					this.running.decrementAndGet();
-					this.permits.release();
-				}
-			});
-		}
-		catch (RuntimeException ex) {
-			this.running.decrementAndGet();
-			this.permits.release();
-			this.heartbeat.untrack(run);
-			releaseQuietly(List.of(task));
-			throw ex;
-		}
-	}
-
-	private void releaseQuietly(List<ClaimedTask> tasks) {
-		if (tasks.isEmpty()) {
-			return;
-		}
-		try {
-			this.store.release(this.endpoint.queue(), tasks.stream().map(ClaimedTask::lease).toList());
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Could not release " + tasks.size() + " claimed task(s) of queue '" + this.endpoint.queue()
-					+ "'; they run again after their lease expires: " + ex.getMessage());
-		}
+	Thread stopInBackground() {
+		return this.threads.start("stop", this::stop, false);
 	}
 
 	/**
@@ -321,14 +106,7 @@ final class QueueWorker implements HandlerContainer {
 		// restored at the end.
 		boolean interrupted = Thread.interrupted();
 		this.started = false;
-		if (this.dispatcher != null) {
-			// Only an idle wait is cut short: it sees started = false next, before any
-			// claim. An interrupt inside a claim would lose the claimed tasks' reply.
-			if (this.idle) {
-				this.dispatcher.interrupt();
-			}
-			join(this.dispatcher);
-		}
+		this.dispatcher.stop();
 		this.timer.stop();
 		long timeout = this.settings.shutdownTimeout().toNanos();
 		long deadline = System.nanoTime() + timeout;
@@ -350,9 +128,6 @@ final class QueueWorker implements HandlerContainer {
 		this.completions.stop(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())).plusSeconds(1));
 		this.heartbeat.stop();
 		stillRunning.forEach(this.heartbeat::untrack);
-		if (this.executor instanceof ExecutorService pool) {
-			pool.shutdown();
-		}
 		logger.info("Stopped handler " + this.endpoint);
 		if (interrupted) {
 			Thread.currentThread().interrupt();
@@ -386,15 +161,6 @@ final class QueueWorker implements HandlerContainer {
 		released.forEach(this.heartbeat::untrack);
 	}
 
-	private void join(Thread thread) {
-		try {
-			thread.join(this.settings.blockTimeout().plusSeconds(2).toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
 	private static void sleep(long millis) {
 		try {
 			Thread.sleep(millis);
@@ -416,12 +182,22 @@ final class QueueWorker implements HandlerContainer {
 
 	@Override
 	public int concurrency() {
-		return this.endpoint.concurrency();
+		return this.container.concurrency();
+	}
+
+	@Override
+	public @Nullable Duration timeout() {
+		return this.container.timeout();
+	}
+
+	@Override
+	public RetryPolicy retryPolicy() {
+		return this.container.retryPolicy();
 	}
 
 	@Override
 	public int activeTasks() {
-		return this.running.get();
+		return this.dispatcher.activeTasks();
 	}
 
 	@Override

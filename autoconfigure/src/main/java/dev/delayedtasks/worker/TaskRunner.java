@@ -1,10 +1,10 @@
 package dev.delayedtasks.worker;
 
+import java.lang.reflect.Type;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.TaskContext;
@@ -17,6 +17,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
 
+import org.springframework.scheduling.TaskScheduler;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -38,6 +39,8 @@ final class TaskRunner {
 
 	private final HandlerEndpoint endpoint;
 
+	private final ContainerSettings container;
+
 	private final PayloadCodec codec;
 
 	private final @Nullable JavaType payloadType;
@@ -48,19 +51,21 @@ final class TaskRunner {
 
 	private final Listeners listeners;
 
-	private final ScheduledExecutorService timeouts;
+	private final TaskScheduler scheduler;
 
 	private final RunObservations observations;
 
-	TaskRunner(HandlerEndpoint endpoint, PayloadCodec codec, FailureRouter failures, Completions completions,
-			Listeners listeners, ScheduledExecutorService timeouts, RunObservations observations) {
+	TaskRunner(HandlerEndpoint endpoint, ContainerSettings container, PayloadCodec codec, FailureRouter failures,
+			Completions completions, Listeners listeners, TaskScheduler scheduler, RunObservations observations) {
 		this.endpoint = endpoint;
+		this.container = container;
 		this.codec = codec;
-		this.payloadType = (endpoint.payloadType() != null) ? codec.type(endpoint.payloadType()) : null;
+		Type declared = endpoint.method().payloadType();
+		this.payloadType = (declared != null) ? codec.type(declared) : null;
 		this.failures = failures;
 		this.completions = completions;
 		this.listeners = listeners;
-		this.timeouts = timeouts;
+		this.scheduler = scheduler;
 		this.observations = observations;
 	}
 
@@ -151,7 +156,7 @@ final class TaskRunner {
 		try {
 			observed = this.observations.start(context, this.endpoint.id());
 			this.listeners.started(context);
-			this.endpoint.invoke(payload, context);
+			this.endpoint.method().invoke(payload, context);
 		}
 		catch (Throwable ex) {
 			failure = ex;
@@ -170,15 +175,15 @@ final class TaskRunner {
 			}
 			clearMdc();
 		}
-		if (run.timedOut() && this.endpoint.timeout() != null) {
-			return new TaskTimeoutException(this.endpoint.timeout());
+		if (run.timedOut() && this.container.timeout() != null) {
+			return new TaskTimeoutException(this.container.timeout());
 		}
 		return failure;
 	}
 
 	private TaskFailure route(Throwable failure, TaskContext context) {
 		try {
-			return this.failures.route(failure, context.attempt() - 1, this.endpoint.retryPolicy());
+			return this.failures.route(failure, context.attempt() - 1, this.container.retryPolicy());
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Retry policy of handler " + this.endpoint.id() + " failed (" + ex + "); retrying task "
@@ -196,11 +201,11 @@ final class TaskRunner {
 	}
 
 	private @Nullable ScheduledFuture<?> scheduleTimeout(ActiveRun run) {
-		Duration limit = this.endpoint.timeout();
+		Duration limit = this.container.timeout();
 		if (limit == null) {
 			return null;
 		}
-		return this.timeouts.schedule(run::timeOut, limit.toNanos(), TimeUnit.NANOSECONDS);
+		return this.scheduler.schedule(run::timeOut, Instant.now().plus(limit));
 	}
 
 	private static void putMdc(TaskContext context) {

@@ -1,10 +1,12 @@
 package dev.delayedtasks.worker;
 
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Executor;
 
 import dev.delayedtasks.store.PayloadCodec;
 import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
+
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * What every {@link QueueWorker} of an instance shares.
@@ -17,14 +19,16 @@ import dev.delayedtasks.store.TaskStore;
  * @param failureRouter decides about failed runs
  * @param listeners the listeners
  * @param instanceId this instance's id, for timer ownership
- * @param timeouts the shared thread that handler timeouts and local lease checks fire on;
- * it never waits on Redis (heartbeats and timers run on each queue's own thread)
+ * @param handlerExecutor runs handlers, for every queue; each queue's permits bound how
+ * many of its handlers run at once
+ * @param scheduler fires handler timeouts and local lease checks; it never waits on Redis
+ * (heartbeats and timers run on each queue's own threads)
  * @param observations observes handler runs
  * @author delayed-tasks
  * @since 0.1.0
  */
 record WorkerServices(TaskStore store, BlockingConnections connections, WorkerSettings settings,
 		StoreSettings storeSettings, PayloadCodec codec, FailureRouter failureRouter, Listeners listeners,
-		String instanceId, ScheduledExecutorService timeouts, RunObservations observations) {
+		String instanceId, Executor handlerExecutor, TaskScheduler scheduler, RunObservations observations) {
 
 }

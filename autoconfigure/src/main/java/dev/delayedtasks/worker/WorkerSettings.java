@@ -15,12 +15,11 @@ import java.time.Duration;
  * @param interruptOnShutdown whether stopping interrupts running handlers at once, or
  * lets them finish until the last quarter (at most 1 s) of the shutdown timeout
  * @param maxClaim most tasks one claim leases
- * @param virtualThreads whether handlers run on virtual threads
  * @author delayed-tasks
  * @since 0.1.0
  */
 public record WorkerSettings(Duration leaseDuration, Duration reapGrace, Duration timerTtl, Duration blockTimeout,
-		Duration shutdownTimeout, boolean interruptOnShutdown, int maxClaim, boolean virtualThreads) {
+		Duration shutdownTimeout, boolean interruptOnShutdown, int maxClaim) {
 
 	/**
 	 * How often leases are extended while handlers run.

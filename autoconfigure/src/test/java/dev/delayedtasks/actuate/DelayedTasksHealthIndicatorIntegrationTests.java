@@ -15,6 +15,7 @@ import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksSnapshotsAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksHealthContributorAutoConfiguration;
+import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.store.QueueStats;
 import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.test.RedisKind;
@@ -139,7 +140,7 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 		this.runner.withPropertyValues("test.queue=" + handledElsewhere)
 			.withUserConfiguration(HealthHandler.class)
 			.run((other) -> {
-				other.getBean(DelayedTaskHandlerRegistry.class).pause(handledElsewhere);
+				other.getBean(QueueControl.class).pause(handledElsewhere);
 				DelayedTaskScheduler otherScheduler = other.getBean(DelayedTaskScheduler.class);
 				otherScheduler.enqueue(handledElsewhere, "waits");
 				// This instance is producer-only.
@@ -159,7 +160,7 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 						.doesNotContainKey("handler");
 					assertThat(queueDetails(health, handledElsewhere).get("timerOwner")).isNotEqualTo("none");
 				});
-				other.getBean(DelayedTaskHandlerRegistry.class).resume(handledElsewhere);
+				other.getBean(QueueControl.class).resume(handledElsewhere);
 			});
 	}
 
@@ -170,7 +171,7 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 		this.runner.withPropertyValues("test.queue=" + queue)
 			.withUserConfiguration(HealthHandler.class)
 			.run((context) -> {
-				context.getBean(DelayedTaskHandlerRegistry.class).pause(queue);
+				context.getBean(QueueControl.class).pause(queue);
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 				List<TaskRequest> backlog = new ArrayList<>();
 				List<TaskRequest> orphans = new ArrayList<>();

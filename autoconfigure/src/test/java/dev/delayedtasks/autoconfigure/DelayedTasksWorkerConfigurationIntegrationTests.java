@@ -2,8 +2,10 @@ package dev.delayedtasks.autoconfigure;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
@@ -18,9 +20,11 @@ import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TaskTimeoutException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.annotation.DelayedTaskHandlerBeanPostProcessor;
+import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import dev.delayedtasks.worker.HandlerContainer;
 import dev.delayedtasks.worker.HandlerEndpoint;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -29,6 +33,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -39,6 +45,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.retry.RetryPolicy;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -96,7 +107,7 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 				context.getBean(DelayedTaskScheduler.class).enqueue("cfg-platform", "x");
 				await().atMost(Duration.ofSeconds(5)).until(() -> handler.threads.size() == 1);
 				assertThat(isVirtual(handler.threads.get(0))).isFalse();
-				assertThat(handler.threads.get(0).getName()).startsWith("delayed-tasks-cfg-platform-");
+				assertThat(handler.threads.get(0).getName()).startsWith("delayed-tasks-handler-");
 			});
 	}
 
@@ -125,8 +136,82 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 				RecordingHandler handler = context.getBean(RecordingHandler.class);
 				context.getBean(DelayedTaskScheduler.class).enqueue("cfg-no-virtual", "x");
 				await().atMost(Duration.ofSeconds(5)).until(() -> handler.threads.size() == 1);
-				assertThat(handler.threads.get(0).getName()).startsWith("delayed-tasks-cfg-no-virtual-");
+				assertThat(handler.threads.get(0).getName()).startsWith("delayed-tasks-handler-");
 			});
+	}
+
+	@Test
+	void handlerExecutorAndTaskSchedulerAreBeansThatBackOffToTheApplicationsOwn() {
+		this.runner.run((context) -> {
+			assertThat(context.getBean(DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME))
+				.isInstanceOf(ThreadPoolTaskExecutor.class);
+			assertThat(context.getBean(DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME))
+				.isInstanceOf(ThreadPoolTaskScheduler.class);
+		});
+		this.runner.withPropertyValues("test.queue=cfg-own-threads", "delayed-tasks.queues.cfg-own-threads.timeout=5s")
+			.withUserConfiguration(RecordingHandler.class, OwnThreads.class)
+			.run((context) -> {
+				RecordingHandler handler = context.getBean(RecordingHandler.class);
+				context.getBean(DelayedTaskScheduler.class).enqueue("cfg-own-threads", "x");
+				await().atMost(Duration.ofSeconds(5)).until(() -> handler.threads.size() == 1);
+				assertThat(handler.threads.get(0).getName()).startsWith("app-handler-");
+				// The run's timeout and the queue's local lease checks.
+				assertThat(context.getBean(OwnThreads.class).scheduled.get()).isGreaterThanOrEqualTo(2);
+			});
+	}
+
+	@Test
+	void defaultThreadBeansLeaveTheApplicationsOwnExecutorAndSchedulerAlone() {
+		this.runner
+			.withConfiguration(
+					AutoConfigurations.of(TaskExecutionAutoConfiguration.class, TaskSchedulingAutoConfiguration.class))
+			.withUserConfiguration(ExecutorUser.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed()
+					.hasBean("applicationTaskExecutor")
+					.hasBean("taskScheduler")
+					.hasBean(DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
+					.hasBean(DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME);
+				ExecutorUser user = context.getBean(ExecutorUser.class);
+				assertThat(user.executor).isSameAs(context.getBean("applicationTaskExecutor"));
+				assertThat(user.scheduler).isSameAs(context.getBean("taskScheduler"));
+			});
+	}
+
+	@Test
+	void everyThreadOfAQueueIsNamedForItsRoleAndQueue() {
+		this.runner.withPropertyValues("test.queue=cfg-named")
+			.withUserConfiguration(RecordingHandler.class)
+			.run((context) -> {
+				RecordingHandler handler = context.getBean(RecordingHandler.class);
+				context.getBean(DelayedTaskScheduler.class).enqueue("cfg-named", "x");
+				await().atMost(Duration.ofSeconds(5)).until(() -> handler.threads.size() == 1);
+				assertThat(liveThreads("cfg-named")).containsOnly("delayed-tasks-dispatcher-cfg-named-1",
+						"delayed-tasks-tick-cfg-named-1", "delayed-tasks-timer-cfg-named-1",
+						"delayed-tasks-heartbeat-cfg-named-1", "delayed-tasks-complete-cfg-named-1");
+				context.close();
+				await().atMost(Duration.ofSeconds(3)).until(() -> liveThreads("cfg-named").isEmpty());
+			});
+	}
+
+	@Test
+	void queueControlPausesQueuesOnProducerOnlyInstancesToo() {
+		this.runner.withPropertyValues("delayed-tasks.worker.enabled=false").run((context) -> {
+			QueueControl control = context.getBean(QueueControl.class);
+			control.pause("cfg-paused");
+			assertThat(control.isPaused("cfg-paused")).isTrue();
+			control.resume("cfg-paused");
+			assertThat(control.isPaused("cfg-paused")).isFalse();
+		});
+	}
+
+	private static List<String> liveThreads(String queue) {
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter((thread) -> thread.isAlive() && thread.getName().contains("-" + queue + "-"))
+			.map(Thread::getName)
+			.toList();
 	}
 
 	@Test
@@ -208,10 +293,13 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 			.run((context) -> {
 				DelayedTaskHandlerRegistry registry = context.getBean(DelayedTaskHandlerRegistry.class);
 				HandlerEndpoint endpoint = registry.getEndpoints().iterator().next();
-				assertThat(endpoint.concurrency()).isEqualTo(3);
-				assertThat(endpoint.timeout()).isEqualTo(Duration.ofMillis(250));
-				assertThat(endpoint.retryPolicy().getBackOff().start().nextBackOff()).isEqualTo(150);
-				assertThat(registry.getHandler(endpoint.id()).orElseThrow().concurrency()).isEqualTo(3);
+				// The annotation leaves them open; the container factory fills them in.
+				assertThat(endpoint.concurrency()).isNull();
+				assertThat(endpoint.timeout()).isNull();
+				HandlerContainer container = registry.getHandler(endpoint.id()).orElseThrow();
+				assertThat(container.concurrency()).isEqualTo(3);
+				assertThat(container.timeout()).isEqualTo(Duration.ofMillis(250));
+				assertThat(container.retryPolicy().getBackOff().start().nextBackOff()).isEqualTo(150);
 
 				TunableHandler handler = context.getBean(TunableHandler.class);
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
@@ -243,12 +331,9 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 					"delayed-tasks.queues.cfg-annotated.timeout=10s")
 			.withUserConfiguration(AnnotatedHandler.class)
 			.run((context) -> {
-				HandlerEndpoint endpoint = context.getBean(DelayedTaskHandlerRegistry.class)
-					.getEndpoints()
-					.iterator()
-					.next();
-				assertThat(endpoint.concurrency()).isEqualTo(2);
-				assertThat(endpoint.timeout()).isEqualTo(Duration.ofSeconds(1));
+				HandlerContainer container = onlyContainer(context);
+				assertThat(container.concurrency()).isEqualTo(2);
+				assertThat(container.timeout()).isEqualTo(Duration.ofSeconds(1));
 			});
 	}
 
@@ -260,13 +345,10 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 					"delayed-tasks.queues.cfg-other.concurrency=7")
 			.withUserConfiguration(TunableHandler.class)
 			.run((context) -> {
-				HandlerEndpoint endpoint = context.getBean(DelayedTaskHandlerRegistry.class)
-					.getEndpoints()
-					.iterator()
-					.next();
-				assertThat(endpoint.concurrency()).isEqualTo(2);
-				assertThat(endpoint.timeout()).isNull();
-				assertThat(endpoint.retryPolicy().getBackOff().start().nextBackOff()).isEqualTo(700);
+				HandlerContainer container = onlyContainer(context);
+				assertThat(container.concurrency()).isEqualTo(2);
+				assertThat(container.timeout()).isNull();
+				assertThat(container.retryPolicy().getBackOff().start().nextBackOff()).isEqualTo(700);
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 				TaskId id = scheduler.schedule("cfg-global", new Work(0), Duration.ofMinutes(5));
 				assertThat(scheduler.find("cfg-global", id)).map(TaskInfo::maxAttempts).hasValue(6);
@@ -305,6 +387,35 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 				assertThat(context).hasNotFailed().hasSingleBean(DelayedTaskHandlerRegistry.class);
 				assertThat(output).doesNotContain("delayed-tasks.worker.shutdown-timeout");
 			});
+	}
+
+	@Test
+	void producerOnlyAndWorkerInstancesGiveTasksTheMaxAttemptsOfTheQueuesConfiguration(CapturedOutput output) {
+		// The worker's handler names a policy bean that allows 1 retry; the queue is
+		// configured for 4 on both instances.
+		String[] shared = { "test.queue=cfg-agree", "delayed-tasks.queues.cfg-agree.retry.max-retries=4" };
+		this.runner.withPropertyValues(shared)
+			.withUserConfiguration(OneRetryPolicy.class, PolicyHandler.class)
+			.run((worker) -> this.runner.withPropertyValues(shared)
+				.withPropertyValues("delayed-tasks.worker.enabled=false")
+				.withUserConfiguration(OneRetryPolicy.class, PolicyHandler.class)
+				.run((producer) -> {
+					assertThat(producer).doesNotHaveBean(DelayedTaskHandlerRegistry.class);
+					assertThat(worker).hasSingleBean(DelayedTaskHandlerRegistry.class);
+					TaskId fromWorker = worker.getBean(DelayedTaskScheduler.class)
+						.schedule("cfg-agree", new Work(0), Duration.ofMinutes(5));
+					TaskId fromProducer = producer.getBean(DelayedTaskScheduler.class)
+						.schedule("cfg-agree", new Work(0), Duration.ofMinutes(5));
+					DelayedTaskScheduler reader = producer.getBean(DelayedTaskScheduler.class);
+					assertThat(reader.find("cfg-agree", fromWorker)).map(TaskInfo::maxAttempts).hasValue(5);
+					assertThat(reader.find("cfg-agree", fromProducer)).map(TaskInfo::maxAttempts).hasValue(5);
+					assertThat(output).contains("names the retry policy bean 'oneRetry', which allows 1 retries, "
+							+ "but queue 'cfg-agree' is configured for 4");
+				}));
+	}
+
+	private static HandlerContainer onlyContainer(AssertableApplicationContext context) {
+		return context.getBean(DelayedTaskHandlerRegistry.class).getHandlers().iterator().next();
 	}
 
 	private static String startupFailureMessage(AssertableApplicationContext context) {
@@ -357,6 +468,73 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 			finally {
 				this.running.decrementAndGet();
 			}
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableScheduling
+	static class ExecutorUser {
+
+		final ThreadPoolTaskExecutor executor;
+
+		final TaskScheduler scheduler;
+
+		ExecutorUser(ThreadPoolTaskExecutor executor, TaskScheduler scheduler) {
+			this.executor = executor;
+			this.scheduler = scheduler;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnThreads {
+
+		final AtomicInteger scheduled = new AtomicInteger();
+
+		@Bean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME, defaultCandidate = false)
+		SimpleAsyncTaskExecutor appHandlerExecutor() {
+			return new SimpleAsyncTaskExecutor("app-handler-");
+		}
+
+		@Bean(DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME)
+		ThreadPoolTaskScheduler appTaskScheduler() {
+			ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler() {
+
+				@Override
+				public ScheduledFuture<?> schedule(Runnable task, Instant startTime) {
+					OwnThreads.this.scheduled.incrementAndGet();
+					return super.schedule(task, startTime);
+				}
+
+				@Override
+				public ScheduledFuture<?> scheduleAtFixedRate(Runnable task, Instant startTime, Duration period) {
+					OwnThreads.this.scheduled.incrementAndGet();
+					return super.scheduleAtFixedRate(task, startTime, period);
+				}
+
+			};
+			scheduler.setAcceptTasksAfterContextClose(true);
+			return scheduler;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OneRetryPolicy {
+
+		@Bean
+		RetryPolicy oneRetry() {
+			return RetryPolicy.builder().maxRetries(1).delay(Duration.ofMillis(100)).build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PolicyHandler {
+
+		@DelayedTaskHandler(queue = "${test.queue}", retryPolicy = "oneRetry")
+		void handle(Work work) {
 		}
 
 	}

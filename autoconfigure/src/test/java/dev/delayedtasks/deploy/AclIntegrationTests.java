@@ -19,10 +19,10 @@ import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
-import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
@@ -86,7 +86,6 @@ class AclIntegrationTests {
 			Handlers handlers = context.getBean(Handlers.class);
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			DeadLetters deadLetters = context.getBean(DeadLetters.class);
-			DelayedTaskHandlerRegistry registry = context.getBean(DelayedTaskHandlerRegistry.class);
 			TaskId delayed = scheduler.schedule(QUEUE, new Job("ok"), Duration.ofMillis(200));
 			TaskId slow = scheduler.enqueue(QUEUE, new Job("slow"));
 			TaskId flaky = scheduler.enqueue(QUEUE, new Job("flaky"));
@@ -105,9 +104,10 @@ class AclIntegrationTests {
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> handlers.badRuns.get() == 2 && deadLetters.count(QUEUE) == 1);
 			assertThat(deadLetters.purge(QUEUE)).isEqualTo(1);
-			registry.pause(QUEUE);
-			assertThat(registry.isPaused(QUEUE)).isTrue();
-			registry.resume(QUEUE);
+			QueueControl control = context.getBean(QueueControl.class);
+			control.pause(QUEUE);
+			assertThat(control.isPaused(QUEUE)).isTrue();
+			control.resume(QUEUE);
 			TaskId afterResume = scheduler.enqueue(QUEUE, new Job("ok"));
 			await().atMost(Duration.ofSeconds(10)).until(() -> handlers.done.contains(afterResume));
 		});

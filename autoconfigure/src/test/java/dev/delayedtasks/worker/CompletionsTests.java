@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CompletionsTests {
 
 	private static final WorkerSettings SETTINGS = new WorkerSettings(Duration.ofSeconds(30), Duration.ofSeconds(5),
-			Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(5), true, 32, false);
+			Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(5), true, 32);
 
 	@Test
 	void stopWaitsForTheAcknowledgementInProgressInsteadOfInterruptingIt() throws Exception {
@@ -45,7 +45,7 @@ class CompletionsTests {
 		};
 		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
 		Completions completions = new Completions("q", store, heartbeat, new Listeners(List.of()));
-		completions.start();
+		completions.start(new QueueThreads("q"));
 		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), context("t1"), () -> {
 		});
 		run.finish();

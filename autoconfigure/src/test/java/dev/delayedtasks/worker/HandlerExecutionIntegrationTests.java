@@ -26,6 +26,7 @@ import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TaskTimeoutException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.store.PartitionKeys;
+import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.RunLog.Run;
@@ -507,9 +508,9 @@ class HandlerExecutionIntegrationTests {
 			.run((context) -> {
 				RunLog log = context.getBean(RunLog.class);
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
-				DelayedTaskHandlerRegistry registry = context.getBean(DelayedTaskHandlerRegistry.class);
-				registry.pause("exec-pause");
-				assertThat(registry.isPaused("exec-pause")).isTrue();
+				QueueControl control = context.getBean(QueueControl.class);
+				control.pause("exec-pause");
+				assertThat(control.isPaused("exec-pause")).isTrue();
 				List<TaskId> ids = new ArrayList<>();
 				for (int i = 0; i < 3; i++) {
 					ids.add(scheduler.enqueue("exec-pause", new Command("succeed")));
@@ -520,8 +521,8 @@ class HandlerExecutionIntegrationTests {
 				for (TaskId id : ids) {
 					assertThat(scheduler.find("exec-pause", id)).map(TaskInfo::state).hasValue(TaskState.READY);
 				}
-				registry.resume("exec-pause");
-				assertThat(registry.isPaused("exec-pause")).isFalse();
+				control.resume("exec-pause");
+				assertThat(control.isPaused("exec-pause")).isFalse();
 				await().atMost(Duration.ofSeconds(2)).until(() -> log.size() == 4);
 				assertThat(log.byId()).containsOnlyKeys(ids);
 			});
@@ -555,8 +556,10 @@ class HandlerExecutionIntegrationTests {
 	}
 
 	@Test
-	void retryPolicyBeanSetsTheBackOffAndTheMaxAttemptsOfTasksScheduledByThisApplication() {
-		this.runner.withPropertyValues("delayed-tasks.retry.delay=5s", "delayed-tasks.retry.max-retries=3")
+	void retryPolicyBeanSetsTheBackOffAndTheQueuesConfigurationTheMaxAttempts() {
+		this.runner
+			.withPropertyValues("delayed-tasks.retry.delay=5s", "delayed-tasks.retry.max-retries=3",
+					"delayed-tasks.queues.exec-policy.retry.max-retries=1")
 			.withUserConfiguration(RetryPolicies.class, PolicyHandler.class)
 			.run((context) -> {
 				RunLog log = context.getBean(RunLog.class);
@@ -584,12 +587,16 @@ class HandlerExecutionIntegrationTests {
 
 	@Test
 	void retryPolicyBeanDeclaredBesideItsHandlerIsFound() {
-		this.runner.withUserConfiguration(SelfContainedPolicyHandler.class).run((context) -> {
-			assertThat(context).hasNotFailed();
-			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
-			TaskId id = scheduler.enqueue("exec-policy-beside", new Command("succeed"));
-			assertThat(scheduler.find("exec-policy-beside", id).map(TaskInfo::maxAttempts)).hasValue(6);
-		});
+		this.runner.withPropertyValues("delayed-tasks.queues.exec-policy-beside.retry.max-retries=5")
+			.withUserConfiguration(SelfContainedPolicyHandler.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(DelayedTaskHandlerRegistry.class).getHandlers()).singleElement()
+					.satisfies((handler) -> assertThat(handler.retryPolicy()).isSameAs(context.getBean("fiveRetries")));
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				TaskId id = scheduler.enqueue("exec-policy-beside", new Command("succeed"));
+				assertThat(scheduler.find("exec-policy-beside", id).map(TaskInfo::maxAttempts)).hasValue(6);
+			});
 	}
 
 	private static Duration gap(Run first, Run second) {

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LeaseHeartbeatTests {
 
 	private static final WorkerSettings SETTINGS = new WorkerSettings(Duration.ofSeconds(30), Duration.ofSeconds(5),
-			Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(5), true, 32, false);
+			Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(5), true, 32);
 
 	@Test
 	void lostLeaseOfARunningHandlerInterruptsIt() throws Exception {

@@ -12,9 +12,9 @@ import java.util.Base64;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
+import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
-import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -262,7 +262,7 @@ class ActuatorIntegrationTests {
 	}
 
 	private static boolean isPaused(ConfigurableApplicationContext context) {
-		return context.getBean(DelayedTaskHandlerRegistry.class).isPaused("reminders");
+		return context.getBean(QueueControl.class).isPaused("reminders");
 	}
 
 	private HttpResponse<String> get(ConfigurableApplicationContext context, @Nullable Login login, String path)
