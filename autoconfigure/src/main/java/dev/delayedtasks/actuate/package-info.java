@@ -1,7 +1,12 @@
 /**
- * What operators see: queue snapshots refreshed in the background, Micrometer metrics,
- * the {@code delayedtasks} Actuator endpoint and the {@code delayedTasks} health
- * indicator.
+ * What operators see: the {@code delayedtasks} Actuator endpoint, the
+ * {@code delayedTasks} health indicator and Micrometer metrics, all reading queue
+ * snapshots refreshed in the background.
+ * <p>
+ * The endpoint, its web extension, the health indicator and the metrics are public so
+ * that an application can replace their beans; their constructors are internal.
+ * {@link dev.delayedtasks.actuate.QueueSnapshots} and
+ * {@link dev.delayedtasks.actuate.CorruptDataReporter} are internal.
  */
 @NullMarked
 package dev.delayedtasks.actuate;

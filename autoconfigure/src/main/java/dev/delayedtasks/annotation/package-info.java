@@ -1,6 +1,6 @@
 /**
- * The {@link dev.delayedtasks.annotation.DelayedTaskHandler} annotation and the
- * post-processor that finds it.
+ * The {@link dev.delayedtasks.annotation.DelayedTaskHandler} annotation, application API,
+ * and the post-processor that finds it, which is internal.
  */
 @NullMarked
 package dev.delayedtasks.annotation;

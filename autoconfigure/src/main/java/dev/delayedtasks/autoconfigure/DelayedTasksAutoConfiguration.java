@@ -5,12 +5,13 @@ import java.util.function.ToIntFunction;
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.observation.ScheduleObservationConvention;
 import dev.delayedtasks.store.DeadLetterRetention;
 import dev.delayedtasks.store.EvictionPolicyCheck;
 import dev.delayedtasks.store.LayoutVersion;
 import dev.delayedtasks.store.PayloadCodec;
-import dev.delayedtasks.store.QueueControl;
+import dev.delayedtasks.store.RedisQueueControl;
 import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.RedisDeadLetters;
 import dev.delayedtasks.store.RedisDelayedTaskScheduler;
@@ -101,9 +102,9 @@ public final class DelayedTasksAutoConfiguration {
 	 * On every instance, producer-only ones too: pausing a queue acts on every instance.
 	 */
 	@Bean
-	@ConditionalOnMissingBean
-	QueueControl delayedTasksQueueControl(RedisConnectionFactory connectionFactory, StoreSettings settings) {
-		return new QueueControl(new StringRedisTemplate(connectionFactory), settings);
+	@ConditionalOnMissingBean(QueueControl.class)
+	RedisQueueControl delayedTasksQueueControl(RedisConnectionFactory connectionFactory, StoreSettings settings) {
+		return new RedisQueueControl(new StringRedisTemplate(connectionFactory), settings);
 	}
 
 	@Bean

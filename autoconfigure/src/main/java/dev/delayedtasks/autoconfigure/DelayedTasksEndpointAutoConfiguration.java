@@ -2,9 +2,9 @@ package dev.delayedtasks.autoconfigure;
 
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint;
 import dev.delayedtasks.actuate.DelayedTasksEndpointWebExtension;
-import dev.delayedtasks.store.QueueControl;
 import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.store.StoreSettings;
@@ -36,11 +36,8 @@ public final class DelayedTasksEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DelayedTasksEndpoint delayedTasksEndpoint(RedisQueueStats stats, QueueIndex index, DelayedTaskScheduler scheduler,
-			DeadLetters deadLetters, ObjectProvider<QueueControl> control, RedisConnectionFactory connectionFactory,
-			StoreSettings settings, ObjectProvider<DelayedTaskHandlerRegistry> registry) {
-		return new DelayedTasksEndpoint(stats, index, scheduler, deadLetters,
-				control.getIfAvailable(() -> new QueueControl(new StringRedisTemplate(connectionFactory), settings)),
-				registry.getIfAvailable());
+			DeadLetters deadLetters, QueueControl control, ObjectProvider<DelayedTaskHandlerRegistry> registry) {
+		return new DelayedTasksEndpoint(stats, index, scheduler, deadLetters, control, registry.getIfAvailable());
 	}
 
 	@Bean

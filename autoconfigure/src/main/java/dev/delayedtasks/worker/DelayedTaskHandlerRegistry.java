@@ -17,7 +17,7 @@ import org.springframework.context.SmartLifecycle;
  * start, stop and inspect them by id, like Spring Kafka's listener endpoint registry.
  * Each handler's container is made by the {@link HandlerContainerFactory}. Pausing and
  * resuming a queue, which acts on every instance, is
- * {@link dev.delayedtasks.store.QueueControl}'s.
+ * {@link dev.delayedtasks.QueueControl}'s.
  *
  * @author delayed-tasks
  * @since 0.1.0

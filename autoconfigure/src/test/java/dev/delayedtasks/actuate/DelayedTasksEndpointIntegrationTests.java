@@ -23,7 +23,7 @@ import dev.delayedtasks.actuate.DelayedTasksEndpoint.TaskDescriptor;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksEndpointAutoConfiguration;
-import dev.delayedtasks.store.QueueControl;
+import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.Test;

@@ -350,7 +350,7 @@ class DelayedTasksObservabilityAutoConfigurationIntegrationTests {
 		@Bean
 		DelayedTasksEndpoint ownEndpoint(dev.delayedtasks.store.RedisQueueStats stats,
 				dev.delayedtasks.store.QueueIndex index, DelayedTaskScheduler scheduler,
-				dev.delayedtasks.DeadLetters deadLetters, dev.delayedtasks.store.QueueControl control) {
+				dev.delayedtasks.DeadLetters deadLetters, dev.delayedtasks.QueueControl control) {
 			return new DelayedTasksEndpoint(stats, index, scheduler, deadLetters, control, null);
 		}
 

@@ -19,7 +19,7 @@ import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
-import dev.delayedtasks.store.QueueControl;
+import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;

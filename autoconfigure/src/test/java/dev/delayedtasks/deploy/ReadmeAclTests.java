@@ -30,7 +30,7 @@ class ReadmeAclTests {
 			"blpop",
 			// QueueIndex
 			"sadd", "smembers",
-			// LayoutVersion, QueueControl (pause, resume, isPaused)
+			// LayoutVersion, RedisQueueControl (pause, resume, isPaused)
 			"hget", "hset", "hdel", "rpush",
 			// RedisDeadLetters (list, count), RedisDelayedTaskScheduler (find)
 			"zrevrange", "zcard", "get", "hgetall",

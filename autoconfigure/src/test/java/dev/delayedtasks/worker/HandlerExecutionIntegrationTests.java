@@ -26,7 +26,7 @@ import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TaskTimeoutException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.store.PartitionKeys;
-import dev.delayedtasks.store.QueueControl;
+import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.RunLog.Run;

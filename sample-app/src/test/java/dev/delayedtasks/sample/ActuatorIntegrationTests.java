@@ -12,7 +12,7 @@ import java.util.Base64;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
-import dev.delayedtasks.store.QueueControl;
+import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.jspecify.annotations.Nullable;

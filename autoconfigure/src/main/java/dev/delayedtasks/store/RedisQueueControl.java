@@ -1,17 +1,18 @@
 package dev.delayedtasks.store;
 
 import dev.delayedtasks.Names;
+import dev.delayedtasks.QueueControl;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * Pauses and resumes queues for every instance: a paused queue's tasks are not claimed,
- * while scheduled tasks still become ready and run after the queue is resumed.
+ * {@link QueueControl} through the {@code paused} field of each queue's {@code meta}
+ * hash, which the claim script reads.
  *
  * @author delayed-tasks
  * @since 0.1.0
  */
-public final class QueueControl {
+public final class RedisQueueControl implements QueueControl {
 
 	private final StringRedisTemplate redis;
 
@@ -22,34 +23,24 @@ public final class QueueControl {
 	 * @param redis the template
 	 * @param settings the settings (for the key prefix)
 	 */
-	public QueueControl(StringRedisTemplate redis, StoreSettings settings) {
+	public RedisQueueControl(StringRedisTemplate redis, StoreSettings settings) {
 		this.redis = redis;
 		this.settings = settings;
 	}
 
-	/**
-	 * Stop claiming a queue's tasks, on every instance.
-	 * @param queue the queue
-	 */
+	@Override
 	public void pause(String queue) {
 		this.redis.opsForHash().put(this.settings.keys(Names.checkQueue(queue)).meta(), "paused", "1");
 	}
 
-	/**
-	 * Claim a queue's tasks again, and wake idle dispatchers.
-	 * @param queue the queue
-	 */
+	@Override
 	public void resume(String queue) {
 		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
 		this.redis.opsForHash().delete(keys.meta(), "paused");
 		this.redis.opsForList().rightPush(keys.wake(), "1");
 	}
 
-	/**
-	 * Whether a queue is paused.
-	 * @param queue the queue
-	 * @return whether it is paused
-	 */
+	@Override
 	public boolean isPaused(String queue) {
 		return "1".equals(this.redis.opsForHash().get(this.settings.keys(Names.checkQueue(queue)).meta(), "paused"));
 	}
