@@ -73,7 +73,8 @@ public final class DelayedTasksAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	PayloadCodec delayedTasksPayloadCodec(ObjectProvider<JsonMapper> jsonMapper, DelayedTasksProperties properties) {
-		return new PayloadCodec(jsonMapper.getIfAvailable(JsonMapper::shared), properties.producer().maxPayloadSize());
+		return new PayloadCodec(jsonMapper.getIfAvailable(JsonMapper::shared), properties.producer().maxPayloadSize(),
+				properties.includePayloadInErrors());
 	}
 
 	@Bean

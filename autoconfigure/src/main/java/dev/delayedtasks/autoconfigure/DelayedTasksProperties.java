@@ -29,6 +29,10 @@ import org.springframework.util.unit.DataSize;
  * health indicator
  * @param evictionPolicyCheck what to do at startup when Redis's maxmemory-policy can
  * evict tasks (allkeys-*): fail, warn or off
+ * @param includePayloadInErrors whether the library's error messages (dead letters, logs,
+ * exceptions) may quote payload and header values: the start of an unreadable envelope
+ * and Jackson's own messages, which repeat the values they could not convert; off by
+ * default, so that no personal data ends up in them
  * @author delayed-tasks
  * @since 0.1.0
  */
@@ -36,7 +40,7 @@ import org.springframework.util.unit.DataSize;
 public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @DefaultValue("dt") String keyPrefix,
 		@DefaultValue Producer producer, @DefaultValue Worker worker, @DefaultValue Retry retry,
 		@DefaultValue DeadLetter deadLetter, Map<String, Queue> queues, @DefaultValue("5s") Duration snapshotInterval,
-		@DefaultValue("fail") CheckMode evictionPolicyCheck) {
+		@DefaultValue("fail") CheckMode evictionPolicyCheck, @DefaultValue("false") boolean includePayloadInErrors) {
 
 	/**
 	 * Create the properties, checking every value.

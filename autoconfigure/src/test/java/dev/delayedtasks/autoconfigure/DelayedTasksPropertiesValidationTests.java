@@ -153,6 +153,7 @@ class DelayedTasksPropertiesValidationTests {
 			assertThat(properties.worker().concurrency()).isEqualTo(1);
 			assertThat(properties.worker().timerTtl()).isEqualTo(Duration.ofSeconds(3));
 			assertThat(properties.producer().maxPayloadSize()).isEqualTo(DataSize.ofKilobytes(64));
+			assertThat(properties.includePayloadInErrors()).isFalse();
 			assertThat(properties.deadLetter().maxCount()).isEqualTo(100_000);
 		});
 	}

@@ -84,25 +84,91 @@ class PayloadCodecTests {
 	}
 
 	@Test
-	void aPayloadThatCannotBeConvertedIsReported() {
-		JsonNode body = this.codec.read("{\"h\":{},\"b\":{\"name\":\"a\",\"n\":\"not a number\"}}").body();
+	void aPayloadThatCannotBeConvertedIsReportedWithoutItsValues() {
+		JsonNode body = this.codec.read("{\"h\":{},\"b\":{\"name\":\"a\",\"n\":\"alice@example.com\"}}").body();
 		assertThatExceptionOfType(IllegalArgumentException.class)
 			.isThrownBy(() -> this.codec.convert(body, this.codec.type(Item.class)))
+			.withMessage("cannot convert the payload to " + Item.class.getName()
+					+ ": InvalidFormatException at $.n: not a valid int")
+			.withNoCause();
+	}
+
+	@Test
+	void theKeysOfAMapAreNotNamedInThePath() {
+		JsonNode body = this.codec
+			.read("{\"h\":{},\"b\":{\"items\":[{\"name\":\"a\",\"n\":1}],"
+					+ "\"byUser\":{\"bob@example.com\":[{\"name\":\"b\",\"n\":[2]}]}}}")
+			.body();
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.codec.convert(body, this.codec.type(Catalog.class)))
+			.withMessage("cannot convert the payload to " + Catalog.class.getName()
+					+ ": MismatchedInputException at $.byUser[*][0].n: the JSON value does not fit int");
+	}
+
+	@Test
+	void theOwnExceptionOfAPayloadClassIsKeptWithItsMessage() {
+		JsonNode body = this.codec.read("{\"h\":{},\"b\":{\"amount\":-5}}").body();
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.codec.convert(body, this.codec.type(Positive.class)))
+			.withMessage("cannot convert the payload to " + Positive.class.getName() + ": ValueInstantiationException: "
+					+ Positive.class.getName()
+					+ " could not be created: its creator threw java.lang.IllegalArgumentException")
+			.havingCause()
+			.isInstanceOf(IllegalArgumentException.class)
+			.withMessage("amount must be positive");
+	}
+
+	@Test
+	void jacksonsMessageAndCauseAreKeptWhenValuesMayBeShown() {
+		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64), true);
+		JsonNode body = showing.read("{\"h\":{},\"b\":{\"name\":\"a\",\"n\":\"alice@example.com\"}}").body();
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> showing.convert(body, showing.type(Item.class)))
 			.withMessageStartingWith("cannot convert the payload to " + Item.class.getName())
+			.withMessageContaining("\"alice@example.com\"")
 			.withCauseInstanceOf(JacksonException.class);
 	}
 
 	@Test
-	void somethingThatIsNotAnEnvelopeIsRejected() {
-		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read("{\"h\":{}}"))
+	void somethingThatIsNotAnEnvelopeIsRejectedWithoutItsContent() {
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.codec.read("{\"h\":{\"user-email\":\"dave@example.com\"}}"))
+			.withMessage("not a task envelope: JSON object without the payload field \"b\"");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.codec.read("[\"dave@example.com\"]"))
+			.withMessage("not a task envelope: JSON array");
+		String truncated = "{\"h\":{\"user-email\":\"dave@example.com\"},\"b\":";
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read(truncated))
+			.withMessage("not valid JSON: UnexpectedEndOfInputException at line 1, column " + (truncated.length() + 1)
+					+ ": the JSON ends too early")
+			.withNoCause();
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.codec.read("{\"h\":{\"user-email\":dave@example.com}}"))
+			.withMessage("not valid JSON: StreamReadException at line 1, column 20: malformed JSON");
+	}
+
+	@Test
+	void somethingThatIsNotAnEnvelopeIsQuotedWhenValuesMayBeShown() {
+		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64), true);
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> showing.read("{\"h\":{}}"))
 			.withMessage("not a task envelope: {\"h\":{}}");
-		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read("[1]"))
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> showing.read("[1]"))
 			.withMessage("not a task envelope: [1]");
-		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read("{\"b\":"))
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> showing.read("{\"b\":"))
 			.withMessageStartingWith("not valid JSON: ");
 		String longText = "{\"x\":\"" + "y".repeat(200) + "\"}";
-		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read(longText))
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> showing.read(longText))
 			.withMessage("not a task envelope: " + longText.substring(0, 80) + "...");
+	}
+
+	@Test
+	void anUnreadableEnvelopeIsDescribedWithoutItsContent() {
+		String envelope = "{\"h\":{\"authorization\":\"Bearer tok-SECRET-123\"},\"b\":{\"age\":";
+		assertThat(this.codec.describeUnreadable(envelope))
+			.isEqualTo("not valid JSON: UnexpectedEndOfInputException at line 1, column " + (envelope.length() + 1)
+					+ ": the JSON ends too early");
+		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64), true);
+		assertThat(showing.describeUnreadable(envelope)).contains("Bearer tok-SECRET-123");
 	}
 
 	@Test
@@ -127,17 +193,22 @@ class PayloadCodecTests {
 	}
 
 	@Test
-	void aPayloadJacksonCannotWriteIsRejectedWithJacksonsReason() {
+	void aPayloadJacksonCannotWriteIsRejectedWithTheApplicationsOwnReason() {
 		assertThatExceptionOfType(InvalidTaskRequestException.class)
 			.isThrownBy(() -> this.codec.envelope("emails", new Unwritable(), Map.of()))
-			.withMessageStartingWith(
-					"Payload of type " + Unwritable.class.getName() + " for queue 'emails' cannot be written as JSON: ")
-			.withMessageContaining("no value today")
-			.withCauseInstanceOf(JacksonException.class);
+			.withMessage("Payload of type " + Unwritable.class.getName()
+					+ " for queue 'emails' cannot be written as JSON: DatabindException at $.value: "
+					+ "threw java.lang.IllegalStateException (no value today)")
+			.withCauseInstanceOf(IllegalStateException.class);
 		assertThatExceptionOfType(InvalidTaskRequestException.class)
 			.isThrownBy(() -> this.codec.payloadDigest("emails", new Unwritable()))
 			.withMessageStartingWith("Payload of type " + Unwritable.class.getName()
 					+ " for queue 'emails' cannot be written as JSON: ");
+		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64), true);
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> showing.envelope("emails", new Unwritable(), Map.of()))
+			.withMessageContaining("no value today")
+			.withCauseInstanceOf(JacksonException.class);
 	}
 
 	@Test
@@ -255,6 +326,19 @@ class PayloadCodecTests {
 	}
 
 	record Item(String name, int n) {
+	}
+
+	record Catalog(List<Item> items, Map<String, List<Item>> byUser) {
+	}
+
+	record Positive(int amount) {
+
+		Positive {
+			if (amount <= 0) {
+				throw new IllegalArgumentException("amount must be positive");
+			}
+		}
+
 	}
 
 	static class Unwritable {
