@@ -11,6 +11,7 @@ import java.util.Map;
 import dev.delayedtasks.InvalidTaskRequestException;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.MapperFeature;
@@ -25,6 +26,11 @@ import org.springframework.util.unit.DataSize;
  * with Jackson. Uses a copy of the application's mapper with default typing switched off:
  * no class names are ever written to or trusted from Redis; the handler's declared
  * parameter type alone decides what a payload becomes.
+ * <p>
+ * What it writes, the reading side can read: an envelope is read back with the mapper's
+ * own {@link StreamReadConstraints} (number and name lengths, nesting depth), so a task
+ * the workers would refuse on every delivery is refused at scheduling instead
+ * ({@link EnvelopeChecks}).
  * <p>
  * The messages of its exceptions never hold payload or header values: they name the type,
  * the place in the document and the rule (see {@link JacksonFailures}), unless the
@@ -45,6 +51,8 @@ public final class PayloadCodec {
 	private final JsonMapper canonicalMapper;
 
 	private final DataSize maxPayloadSize;
+
+	private final EnvelopeChecks checks;
 
 	private final boolean includePayloadInErrors;
 
@@ -72,6 +80,7 @@ public final class PayloadCodec {
 			.disable(MapperFeature.SORT_CREATOR_PROPERTIES_FIRST)
 			.build();
 		this.maxPayloadSize = maxPayloadSize;
+		this.checks = new EnvelopeChecks(this.mapper, includePayloadInErrors);
 		this.includePayloadInErrors = includePayloadInErrors;
 	}
 
@@ -81,8 +90,9 @@ public final class PayloadCodec {
 	 * @param payload the payload, or {@code null} for none
 	 * @param headers the headers
 	 * @return the envelope JSON
-	 * @throws InvalidTaskRequestException if Jackson cannot write the payload or it is
-	 * over the size limit
+	 * @throws InvalidTaskRequestException if Jackson cannot write the payload, it is over
+	 * the size limit, or the reading side's {@link StreamReadConstraints} would refuse
+	 * the envelope
 	 */
 	public String envelope(String queue, @Nullable Object payload, Map<String, String> headers) {
 		String body = write(queue, payload, this.mapper);
@@ -92,7 +102,10 @@ public final class PayloadCodec {
 					+ "' is " + size + " bytes as JSON, over the limit of " + this.maxPayloadSize.toBytes()
 					+ " bytes (delayed-tasks.producer.max-payload-size)");
 		}
-		return "{\"h\":" + write(queue, headers, this.mapper) + ",\"b\":" + body + "}";
+		String headerJson = write(queue, headers, this.mapper);
+		String envelope = "{\"h\":" + headerJson + ",\"b\":" + body + "}";
+		this.checks.readable(queue, payload, envelope, headerJson.length());
+		return envelope;
 	}
 
 	/**
@@ -241,7 +254,7 @@ public final class PayloadCodec {
 		}
 	}
 
-	private static String typeName(@Nullable Object value) {
+	static String typeName(@Nullable Object value) {
 		return (value != null) ? value.getClass().getName() : "null";
 	}
 

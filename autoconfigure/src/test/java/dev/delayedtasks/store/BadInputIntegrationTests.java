@@ -2,6 +2,7 @@ package dev.delayedtasks.store;
 
 import io.micrometer.observation.ObservationRegistry;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
@@ -254,6 +255,23 @@ class BadInputIntegrationTests {
 			assertThat(result.created()).isTrue();
 			assertThat(limit.store.claim("q", 1, "n1").tasks().get(0).envelope()).contains(text);
 		}
+	}
+
+	@Test
+	void numberLongerThanTheReaderAllowsIsRejected() {
+		// Written without complaint before, then refused by the workers on every
+		// delivery.
+		assertRejected(() -> this.fixture.scheduler.enqueue("q", new BigInteger("9".repeat(1001))),
+				"Payload of type java.math.BigInteger for queue 'q' would be refused by the workers' JSON reader",
+				"Number value length (1001) exceeds the maximum allowed (1000",
+				"StreamReadConstraints.getMaxNumberLength()");
+	}
+
+	@Test
+	void propertyNameLongerThanTheReaderAllowsIsRejected() {
+		assertRejected(() -> this.fixture.scheduler.enqueue("q", Map.of("n".repeat(60_000), 1)),
+				"would be refused by the workers' JSON reader",
+				"Name length (60000) exceeds the maximum allowed (50000", "StreamReadConstraints.getMaxNameLength()");
 	}
 
 	@Test

@@ -1,5 +1,7 @@
 package dev.delayedtasks.store;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,6 +12,8 @@ import dev.delayedtasks.store.PayloadCodec.Envelope;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.DefaultTyping;
 import tools.jackson.databind.JsonNode;
@@ -209,6 +213,70 @@ class PayloadCodecTests {
 			.isThrownBy(() -> showing.envelope("emails", new Unwritable(), Map.of()))
 			.withMessageContaining("no value today")
 			.withCauseInstanceOf(JacksonException.class);
+	}
+
+	// what the workers' reader refuses is refused when written
+
+	@Test
+	void aNumberLongerThanTheReaderAllowsIsRejected() {
+		assertThat(this.codec.envelope("emails", new BigInteger("9".repeat(1000)), Map.of())).hasSize(1013);
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", new BigInteger("9".repeat(1001)), Map.of()))
+			.withMessage("Payload of type java.math.BigInteger for queue 'emails' would be refused by the workers' "
+					+ "JSON reader: Number value length (1001) exceeds the maximum allowed (1000, from "
+					+ "`StreamReadConstraints.getMaxNumberLength()`), in the payload (line 1, column 1014)")
+			.withNoCause();
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", Map.of("amount", new BigDecimal("1." + "5".repeat(1000))),
+					Map.of()))
+			.withMessageContaining("Number value length");
+	}
+
+	@Test
+	void aPropertyNameLongerThanTheReaderAllowsIsRejected() {
+		assertThat(this.codec.envelope("emails", Map.of("n".repeat(50000), 1), Map.of())).hasSize(50000 + 19);
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", Map.of("n".repeat(60000), 1), Map.of()))
+			.withMessageStartingWith("Payload of type java.util.ImmutableCollections$Map1 for queue 'emails' would be "
+					+ "refused by the workers' JSON reader: Name length (60000) exceeds the maximum allowed (50000, "
+					+ "from `StreamReadConstraints.getMaxNameLength()`), in the payload");
+	}
+
+	@Test
+	void nestingDeeperThanTheReaderAllowsIsRejected() {
+		// The envelope adds one level: a payload 500 deep, which Jackson writes, is 501
+		// deep when read.
+		assertThat(this.codec.envelope("emails", nested(499), Map.of())).isNotEmpty();
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", nested(500), Map.of()))
+			.withMessageContaining("would be refused by the workers' JSON reader: Document nesting depth (501) "
+					+ "exceeds the maximum allowed (500, from `StreamReadConstraints.getMaxNestingDepth()`)");
+	}
+
+	@Test
+	void theLimitsOfTheApplicationsMapperApply() {
+		JsonMapper strict = JsonMapper
+			.builder(JsonFactory.builder()
+				.streamReadConstraints(StreamReadConstraints.builder().maxNumberLength(10).maxNameLength(20).build())
+				.build())
+			.build();
+		PayloadCodec codec = new PayloadCodec(strict, DataSize.ofKilobytes(64));
+		assertThat(codec.envelope("emails", 1234567890L, Map.of())).isEqualTo("{\"h\":{},\"b\":1234567890}");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> codec.envelope("emails", 12345678901L, Map.of()))
+			.withMessageContaining("Number value length (11) exceeds the maximum allowed (10");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> codec.envelope("emails", 1, Map.of("x-header-name-of-21-ch", "v")))
+			.withMessageContaining("Name length (22) exceeds the maximum allowed (20")
+			.withMessageContaining("in the headers");
+	}
+
+	private static Object nested(int depth) {
+		Object value = 1;
+		for (int i = 0; i < depth; i++) {
+			value = List.of(value);
+		}
+		return value;
 	}
 
 	@Test
