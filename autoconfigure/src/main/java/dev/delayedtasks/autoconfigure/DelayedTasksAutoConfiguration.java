@@ -11,6 +11,7 @@ import dev.delayedtasks.store.DeadLetterRetention;
 import dev.delayedtasks.store.EvictionPolicyCheck;
 import dev.delayedtasks.store.LayoutVersion;
 import dev.delayedtasks.store.PayloadCodec;
+import dev.delayedtasks.store.PayloadLimits;
 import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.RedisDeadLetters;
 import dev.delayedtasks.store.RedisDelayedTaskScheduler;
@@ -73,7 +74,9 @@ public final class DelayedTasksAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	PayloadCodec delayedTasksPayloadCodec(ObjectProvider<JsonMapper> jsonMapper, DelayedTasksProperties properties) {
-		return new PayloadCodec(jsonMapper.getIfAvailable(JsonMapper::shared), properties.producer().maxPayloadSize(),
+		DelayedTasksProperties.Producer producer = properties.producer();
+		return new PayloadCodec(jsonMapper.getIfAvailable(JsonMapper::shared),
+				new PayloadLimits(producer.maxPayloadSize(), producer.maxHeaders(), producer.maxHeadersSize()),
 				properties.includePayloadInErrors());
 	}
 

@@ -114,12 +114,18 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * How tasks are written.
 	 *
 	 * @param maxPayloadSize largest payload accepted, as serialized JSON
+	 * @param maxHeaders most headers of one task, trace headers included
+	 * @param maxHeadersSize largest size of all headers of one task, names and values, as
+	 * serialized JSON
 	 * @param batchSize most tasks sent in one script call by scheduleAll
 	 */
-	public record Producer(@DefaultValue("64KB") DataSize maxPayloadSize, @DefaultValue("500") int batchSize) {
+	public record Producer(@DefaultValue("64KB") DataSize maxPayloadSize, @DefaultValue("64") int maxHeaders,
+			@DefaultValue("16KB") DataSize maxHeadersSize, @DefaultValue("500") int batchSize) {
 
 		void check(PropertyChecks checks) {
 			checks.positive("max-payload-size", this.maxPayloadSize);
+			checks.atLeast("max-headers", this.maxHeaders, 0);
+			checks.positive("max-headers-size", this.maxHeadersSize);
 			checks.atLeast("batch-size", this.batchSize, 1);
 		}
 

@@ -27,10 +27,10 @@ import org.springframework.util.unit.DataSize;
  * no class names are ever written to or trusted from Redis; the handler's declared
  * parameter type alone decides what a payload becomes.
  * <p>
- * What it writes, the reading side can read: an envelope is read back with the mapper's
- * own {@link StreamReadConstraints} (number and name lengths, nesting depth), so a task
- * the workers would refuse on every delivery is refused at scheduling instead
- * ({@link EnvelopeChecks}).
+ * What it writes, the reading side can read: an envelope is checked against the
+ * {@link PayloadLimits} and read back with the mapper's own {@link StreamReadConstraints}
+ * (number and name lengths, nesting depth), so a task the workers would refuse on every
+ * delivery is refused at scheduling instead ({@link EnvelopeChecks}).
  * <p>
  * The messages of its exceptions never hold payload or header values: they name the type,
  * the place in the document and the rule (see {@link JacksonFailures}), unless the
@@ -50,37 +50,35 @@ public final class PayloadCodec {
 
 	private final JsonMapper canonicalMapper;
 
-	private final DataSize maxPayloadSize;
-
 	private final EnvelopeChecks checks;
 
 	private final boolean includePayloadInErrors;
 
 	/**
-	 * Create a codec whose errors show no payload or header values.
+	 * Create a codec with the default header limits, whose errors show no payload or
+	 * header values.
 	 * @param mapper the application's mapper (copied, never changed)
 	 * @param maxPayloadSize the largest serialized payload accepted
 	 */
 	public PayloadCodec(JsonMapper mapper, DataSize maxPayloadSize) {
-		this(mapper, maxPayloadSize, false);
+		this(mapper, PayloadLimits.of(maxPayloadSize), false);
 	}
 
 	/**
 	 * Create a codec.
 	 * @param mapper the application's mapper (copied, never changed)
-	 * @param maxPayloadSize the largest serialized payload accepted
+	 * @param limits the limits of what a caller may send
 	 * @param includePayloadInErrors whether error messages may quote stored envelopes and
 	 * Jackson's own messages, which repeat payload and header values
 	 */
-	public PayloadCodec(JsonMapper mapper, DataSize maxPayloadSize, boolean includePayloadInErrors) {
+	public PayloadCodec(JsonMapper mapper, PayloadLimits limits, boolean includePayloadInErrors) {
 		this.mapper = mapper.rebuild().deactivateDefaultTyping().build();
 		this.canonicalMapper = this.mapper.rebuild()
 			.enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
 			.enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
 			.disable(MapperFeature.SORT_CREATOR_PROPERTIES_FIRST)
 			.build();
-		this.maxPayloadSize = maxPayloadSize;
-		this.checks = new EnvelopeChecks(this.mapper, includePayloadInErrors);
+		this.checks = new EnvelopeChecks(this.mapper, limits, includePayloadInErrors);
 		this.includePayloadInErrors = includePayloadInErrors;
 	}
 
@@ -90,19 +88,16 @@ public final class PayloadCodec {
 	 * @param payload the payload, or {@code null} for none
 	 * @param headers the headers
 	 * @return the envelope JSON
-	 * @throws InvalidTaskRequestException if Jackson cannot write the payload, it is over
-	 * the size limit, or the reading side's {@link StreamReadConstraints} would refuse
-	 * the envelope
+	 * @throws InvalidTaskRequestException if Jackson cannot write the payload, the
+	 * payload or the headers are over a limit, or the reading side's
+	 * {@link StreamReadConstraints} would refuse the envelope
 	 */
 	public String envelope(String queue, @Nullable Object payload, Map<String, String> headers) {
-		String body = write(queue, payload, this.mapper);
-		int size = body.getBytes(StandardCharsets.UTF_8).length;
-		if (size > this.maxPayloadSize.toBytes()) {
-			throw new InvalidTaskRequestException("Payload of type " + typeName(payload) + " for queue '" + queue
-					+ "' is " + size + " bytes as JSON, over the limit of " + this.maxPayloadSize.toBytes()
-					+ " bytes (delayed-tasks.producer.max-payload-size)");
-		}
+		this.checks.headersBeforeWriting(queue, headers);
 		String headerJson = write(queue, headers, this.mapper);
+		this.checks.headersJson(queue, headerJson);
+		String body = write(queue, payload, this.mapper);
+		this.checks.payloadJson(queue, payload, body);
 		String envelope = "{\"h\":" + headerJson + ",\"b\":" + body + "}";
 		this.checks.readable(queue, payload, envelope, headerJson.length());
 		return envelope;

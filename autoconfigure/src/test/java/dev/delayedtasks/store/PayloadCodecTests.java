@@ -124,7 +124,7 @@ class PayloadCodecTests {
 
 	@Test
 	void jacksonsMessageAndCauseAreKeptWhenValuesMayBeShown() {
-		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64), true);
+		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), PayloadLimits.of(DataSize.ofKilobytes(64)), true);
 		JsonNode body = showing.read("{\"h\":{},\"b\":{\"name\":\"a\",\"n\":\"alice@example.com\"}}").body();
 		assertThatExceptionOfType(IllegalArgumentException.class)
 			.isThrownBy(() -> showing.convert(body, showing.type(Item.class)))
@@ -153,7 +153,7 @@ class PayloadCodecTests {
 
 	@Test
 	void somethingThatIsNotAnEnvelopeIsQuotedWhenValuesMayBeShown() {
-		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64), true);
+		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), PayloadLimits.of(DataSize.ofKilobytes(64)), true);
 		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> showing.read("{\"h\":{}}"))
 			.withMessage("not a task envelope: {\"h\":{}}");
 		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> showing.read("[1]"))
@@ -171,7 +171,7 @@ class PayloadCodecTests {
 		assertThat(this.codec.describeUnreadable(envelope))
 			.isEqualTo("not valid JSON: UnexpectedEndOfInputException at line 1, column " + (envelope.length() + 1)
 					+ ": the JSON ends too early");
-		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64), true);
+		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), PayloadLimits.of(DataSize.ofKilobytes(64)), true);
 		assertThat(showing.describeUnreadable(envelope)).contains("Bearer tok-SECRET-123");
 	}
 
@@ -208,7 +208,7 @@ class PayloadCodecTests {
 			.isThrownBy(() -> this.codec.payloadDigest("emails", new Unwritable()))
 			.withMessageStartingWith("Payload of type " + Unwritable.class.getName()
 					+ " for queue 'emails' cannot be written as JSON: ");
-		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64), true);
+		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), PayloadLimits.of(DataSize.ofKilobytes(64)), true);
 		assertThatExceptionOfType(InvalidTaskRequestException.class)
 			.isThrownBy(() -> showing.envelope("emails", new Unwritable(), Map.of()))
 			.withMessageContaining("no value today")
@@ -269,6 +269,53 @@ class PayloadCodecTests {
 			.isThrownBy(() -> codec.envelope("emails", 1, Map.of("x-header-name-of-21-ch", "v")))
 			.withMessageContaining("Name length (22) exceeds the maximum allowed (20")
 			.withMessageContaining("in the headers");
+	}
+
+	// headers
+
+	@Test
+	void moreHeadersThanTheLimitAreRejected() {
+		Map<String, String> headers = new LinkedHashMap<>();
+		for (int i = 0; i < PayloadLimits.DEFAULT_MAX_HEADERS; i++) {
+			headers.put("h" + i, "v");
+		}
+		assertThat(this.codec.envelope("emails", 1, headers)).contains("\"h63\":\"v\"");
+		headers.put("one-more", "v");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", 1, headers))
+			.withMessage("65 headers for queue 'emails' are over the limit of 64 (delayed-tasks.producer.max-headers)");
+	}
+
+	@Test
+	void headersOverTheSizeLimitAreRejectedWithoutTheirValues() {
+		// {"a":"..."} is 8 bytes and the value
+		String fits = "v".repeat(16 * 1024 - 8);
+		assertThat(this.codec.envelope("emails", 1, Map.of("a", fits))).contains(fits);
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", 1, Map.of("a", fits + "\"")))
+			.withMessage("Headers for queue 'emails' are 16386 bytes as JSON, over the limit of 16384 bytes "
+					+ "(delayed-tasks.producer.max-headers-size)");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", 1, Map.of("a", "é".repeat(8190))))
+			.withMessageContaining("are 16388 bytes as JSON");
+		String huge = "v".repeat(20 * 1024 * 1024);
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", 1, Map.of("big", huge)))
+			.withMessage("Headers for queue 'emails' are at least " + (huge.length() + 3)
+					+ " bytes as JSON, over the limit of 16384 bytes (delayed-tasks.producer.max-headers-size)");
+	}
+
+	@Test
+	void headerLimitsAreConfigurable() {
+		PayloadCodec codec = new PayloadCodec(JsonMapper.shared(),
+				new PayloadLimits(DataSize.ofKilobytes(64), 1, DataSize.ofBytes(20)), false);
+		assertThat(codec.envelope("emails", 1, Map.of("tenant", "acme"))).contains("acme");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> codec.envelope("emails", 1, Map.of("a", "1", "b", "2")))
+			.withMessageContaining("over the limit of 1");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> codec.envelope("emails", 1, Map.of("tenant", "acme-corporation")))
+			.withMessageContaining("over the limit of 20 bytes");
 	}
 
 	private static Object nested(int depth) {
