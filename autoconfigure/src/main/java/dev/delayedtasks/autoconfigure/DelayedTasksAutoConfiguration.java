@@ -102,7 +102,7 @@ public final class DelayedTasksAutoConfiguration {
 		};
 		Listeners onScheduled = new Listeners(listeners.orderedStream().toList());
 		return new RedisDelayedTaskScheduler(scripts, settings, codec, queues, maxAttempts,
-				properties.producer().batchSize(), onScheduled,
+				properties.producer().batchSize(), properties.producer().batchBytes(), onScheduled,
 				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), observationConvention.getIfUnique());
 	}
 

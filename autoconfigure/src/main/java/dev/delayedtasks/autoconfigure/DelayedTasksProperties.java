@@ -118,15 +118,19 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * @param maxHeadersSize largest size of all headers of one task, names and values, as
 	 * serialized JSON
 	 * @param batchSize most tasks sent in one script call by scheduleAll
+	 * @param batchBytes most envelope bytes sent in one script call by scheduleAll (a
+	 * task larger than this goes in a call of its own)
 	 */
 	public record Producer(@DefaultValue("64KB") DataSize maxPayloadSize, @DefaultValue("64") int maxHeaders,
-			@DefaultValue("16KB") DataSize maxHeadersSize, @DefaultValue("500") int batchSize) {
+			@DefaultValue("16KB") DataSize maxHeadersSize, @DefaultValue("500") int batchSize,
+			@DefaultValue("1MB") DataSize batchBytes) {
 
 		void check(PropertyChecks checks) {
 			checks.positive("max-payload-size", this.maxPayloadSize);
 			checks.atLeast("max-headers", this.maxHeaders, 0);
 			checks.positive("max-headers-size", this.maxHeadersSize);
 			checks.atLeast("batch-size", this.batchSize, 1);
+			checks.positive("batch-bytes", this.batchBytes);
 		}
 
 	}

@@ -68,6 +68,7 @@ class DelayedTasksPropertiesValidationTests {
 					worker.max-claim=0             | worker.max-claim is 0: it must be at least 1
 					producer.max-payload-size=0B   | producer.max-payload-size is 0B: it must be more than 0B
 					producer.batch-size=0          | producer.batch-size is 0: it must be at least 1
+					producer.batch-bytes=0B        | producer.batch-bytes is 0B: it must be more than 0B
 					producer.max-headers=-1        | producer.max-headers is -1: it must be at least 0
 					producer.max-headers-size=0B   | producer.max-headers-size is 0B: it must be more than 0B
 					snapshot-interval=0s           | snapshot-interval is 0s: it must be at least 1ms (it is a period in whole milliseconds)
@@ -136,12 +137,13 @@ class DelayedTasksPropertiesValidationTests {
 	@ValueSource(strings = { "worker.concurrency=1", "worker.lease-duration=3ms", "worker.reap-grace=0s",
 			"worker.max-deliveries=1", "worker.shutdown-timeout=0s", "worker.timer-ttl=100ms",
 			"worker.block-timeout=1ms", "worker.max-claim=1", "producer.max-payload-size=1B", "producer.batch-size=1",
-			"producer.max-headers=0", "producer.max-headers-size=1B", "snapshot-interval=1ms", "retry.max-retries=0",
-			"retry.max-retries=2147483646", "retry.delay=0s", "retry.multiplier=1", "retry.max-delay=1s",
-			"retry.jitter=0s", "dead-letter.retention=1ms", "dead-letter.max-count=1", "queues.emails.concurrency=1",
-			"queues.emails.timeout=1ms", "queues.emails.retry.max-retries=0", "queues.emails.retry.delay=5m",
-			"queues.emails.retry.max-delay=1s", "queues.emails.retry.delay=10m;queues.emails.retry.max-delay=10m",
-			"queues[orders.v2].concurrency=2", "key-prefix=a.b-c_d:e" })
+			"producer.batch-bytes=1B", "producer.max-headers=0", "producer.max-headers-size=1B",
+			"snapshot-interval=1ms", "retry.max-retries=0", "retry.max-retries=2147483646", "retry.delay=0s",
+			"retry.multiplier=1", "retry.max-delay=1s", "retry.jitter=0s", "dead-letter.retention=1ms",
+			"dead-letter.max-count=1", "queues.emails.concurrency=1", "queues.emails.timeout=1ms",
+			"queues.emails.retry.max-retries=0", "queues.emails.retry.delay=5m", "queues.emails.retry.max-delay=1s",
+			"queues.emails.retry.delay=10m;queues.emails.retry.max-delay=10m", "queues[orders.v2].concurrency=2",
+			"key-prefix=a.b-c_d:e" })
 	void smallestValidValuesStart(String properties) {
 		new ApplicationContextRunner().withUserConfiguration(PropertiesOnly.class)
 			.withPropertyValues(properties.replaceAll("(^|;)", "$1delayed-tasks.").split(";"))
@@ -157,6 +159,7 @@ class DelayedTasksPropertiesValidationTests {
 			assertThat(properties.producer().maxPayloadSize()).isEqualTo(DataSize.ofKilobytes(64));
 			assertThat(properties.producer().maxHeaders()).isEqualTo(64);
 			assertThat(properties.producer().maxHeadersSize()).isEqualTo(DataSize.ofKilobytes(16));
+			assertThat(properties.producer().batchBytes()).isEqualTo(DataSize.ofMegabytes(1));
 			assertThat(properties.includePayloadInErrors()).isFalse();
 			assertThat(properties.deadLetter().maxCount()).isEqualTo(100_000);
 		});
