@@ -74,10 +74,11 @@ public interface DelayedTaskScheduler {
 	ScheduleResult submit(TaskRequest request);
 
 	/**
-	 * Schedule many requests with one round trip per queue (in bounded batches). All
-	 * requests are validated before anything is written. Batches are written one after
-	 * another: when one fails with a {@link TaskStoreException}, earlier ones may be
-	 * stored, so requests need caller-supplied ids for a retry to be free of duplicates.
+	 * Schedule many requests with one round trip per queue and batch (batches are bounded
+	 * by task count and by bytes, so no script call holds Redis for long). All requests
+	 * are validated before anything is written. Batches are written one after another:
+	 * when one fails with a {@link TaskStoreException}, earlier ones may be stored, so
+	 * requests need caller-supplied ids for a retry to be free of duplicates.
 	 * @param requests the requests
 	 * @return one result per request, in order
 	 */

@@ -3,7 +3,9 @@ package dev.delayedtasks;
 /**
  * Thrown before anything is written when a request breaks a rule: an invalid queue name
  * or id, a delay or instant that cannot be represented, a payload that cannot be
- * serialized or is too large. The message names the offending value and the rule.
+ * serialized, is too large or would be refused by the workers' JSON reader, too many or
+ * too large headers. The message names the rule and the offending value, except payload
+ * and header values, which it never quotes: it names their type, size or place instead.
  *
  * @author delayed-tasks
  * @since 0.1.0

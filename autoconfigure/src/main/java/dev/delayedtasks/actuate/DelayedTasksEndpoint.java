@@ -15,9 +15,11 @@ import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.Names;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
+import dev.delayedtasks.store.DeadLetterListing;
 import dev.delayedtasks.store.QueueCounter;
 import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.QueueStats;
+import dev.delayedtasks.store.RedisDeadLetters;
 import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.HandlerContainer;
@@ -101,11 +103,11 @@ public class DelayedTasksEndpoint {
 		if (!isKnown(checkQueue(queue))) {
 			return null;
 		}
-		List<DeadLetterDescriptor> letters = this.deadLetters.list(queue, DEAD_LETTERS_SHOWN)
-			.stream()
-			.map(DeadLetterDescriptor::of)
-			.toList();
-		return new QueueDetailDescriptor(describe(this.stats.read(queue)), letters);
+		DeadLetterListing listing = (this.deadLetters instanceof RedisDeadLetters redis)
+				? redis.listing(queue, DEAD_LETTERS_SHOWN)
+				: new DeadLetterListing(this.deadLetters.list(queue, DEAD_LETTERS_SHOWN), 0);
+		List<DeadLetterDescriptor> letters = listing.letters().stream().map(DeadLetterDescriptor::of).toList();
+		return new QueueDetailDescriptor(describe(this.stats.read(queue)), letters, listing.unreadable());
 	}
 
 	/**
@@ -266,9 +268,11 @@ public class DelayedTasksEndpoint {
 	 *
 	 * @param queue the queue
 	 * @param deadLetters its newest dead letters, newest first
+	 * @param unreadableDeadLetters members of the queue's dead set that were passed over
+	 * while collecting them because they are not task ids (bad data in Redis)
 	 */
-	public record QueueDetailDescriptor(QueueDescriptor queue,
-			List<DeadLetterDescriptor> deadLetters) implements OperationResponseBody {
+	public record QueueDetailDescriptor(QueueDescriptor queue, List<DeadLetterDescriptor> deadLetters,
+			int unreadableDeadLetters) implements OperationResponseBody {
 
 	}
 

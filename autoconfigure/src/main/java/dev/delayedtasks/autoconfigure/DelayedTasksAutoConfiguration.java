@@ -11,6 +11,7 @@ import dev.delayedtasks.store.DeadLetterRetention;
 import dev.delayedtasks.store.EvictionPolicyCheck;
 import dev.delayedtasks.store.LayoutVersion;
 import dev.delayedtasks.store.PayloadCodec;
+import dev.delayedtasks.store.PayloadLimits;
 import dev.delayedtasks.store.RedisQueueControl;
 import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.RedisDeadLetters;
@@ -74,7 +75,10 @@ public final class DelayedTasksAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	PayloadCodec delayedTasksPayloadCodec(ObjectProvider<JsonMapper> jsonMapper, DelayedTasksProperties properties) {
-		return new PayloadCodec(jsonMapper.getIfAvailable(JsonMapper::shared), properties.producer().maxPayloadSize());
+		DelayedTasksProperties.Producer producer = properties.producer();
+		return new PayloadCodec(jsonMapper.getIfAvailable(JsonMapper::shared),
+				new PayloadLimits(producer.maxPayloadSize(), producer.maxHeaders(), producer.maxHeadersSize()),
+				properties.includePayloadInErrors());
 	}
 
 	@Bean
@@ -94,7 +98,7 @@ public final class DelayedTasksAutoConfiguration {
 		ToIntFunction<String> maxAttempts = (queue) -> properties.retry(queue).maxRetries() + 1;
 		Listeners onScheduled = new Listeners(listeners.orderedStream().toList());
 		return new RedisDelayedTaskScheduler(scripts, settings, codec, queues, maxAttempts,
-				properties.producer().batchSize(), onScheduled,
+				properties.producer().batchSize(), properties.producer().batchBytes(), onScheduled,
 				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), observationConvention.getIfUnique());
 	}
 

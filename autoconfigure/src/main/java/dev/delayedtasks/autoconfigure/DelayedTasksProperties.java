@@ -34,6 +34,10 @@ import org.springframework.util.unit.DataSize;
  * health indicator.
  * @param evictionPolicyCheck What to do at startup when Redis's maxmemory-policy can
  * evict tasks (allkeys-*).
+ * @param includePayloadInErrors Whether the library's error messages (dead letters, logs,
+ * exceptions) may quote payload and header values: the start of an unreadable envelope
+ * and Jackson's own messages, which repeat the values they could not convert. Off by
+ * default, so that no personal data ends up in them.
  * @author delayed-tasks
  * @since 0.1.0
  */
@@ -41,7 +45,7 @@ import org.springframework.util.unit.DataSize;
 public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @DefaultValue("dt") String keyPrefix,
 		@DefaultValue Producer producer, @DefaultValue Worker worker, @DefaultValue Retry retry,
 		@DefaultValue DeadLetter deadLetter, Map<String, Queue> queues, @DefaultValue("5s") Duration snapshotInterval,
-		@DefaultValue("fail") CheckMode evictionPolicyCheck) {
+		@DefaultValue("fail") CheckMode evictionPolicyCheck, @DefaultValue("false") boolean includePayloadInErrors) {
 
 	/**
 	 * Create the properties, checking every value.
@@ -115,13 +119,23 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * How tasks are written.
 	 *
 	 * @param maxPayloadSize Largest payload accepted, as serialized JSON.
+	 * @param maxHeaders Most headers of one task, trace headers included.
+	 * @param maxHeadersSize Largest size of all headers of one task, names and values, as
+	 * serialized JSON.
 	 * @param batchSize Most tasks sent in one script call by scheduleAll.
+	 * @param batchBytes Most envelope bytes sent in one script call by scheduleAll (a
+	 * task larger than this goes in a call of its own).
 	 */
-	public record Producer(@DefaultValue("64KB") DataSize maxPayloadSize, @DefaultValue("500") int batchSize) {
+	public record Producer(@DefaultValue("64KB") DataSize maxPayloadSize, @DefaultValue("64") int maxHeaders,
+			@DefaultValue("16KB") DataSize maxHeadersSize, @DefaultValue("500") int batchSize,
+			@DefaultValue("1MB") DataSize batchBytes) {
 
 		void check(PropertyChecks checks) {
 			checks.positive("max-payload-size", this.maxPayloadSize);
+			checks.atLeast("max-headers", this.maxHeaders, 0);
+			checks.positive("max-headers-size", this.maxHeadersSize);
 			checks.atLeast("batch-size", this.batchSize, 1);
+			checks.positive("batch-bytes", this.batchBytes);
 		}
 
 	}

@@ -5,11 +5,13 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 import dev.delayedtasks.InvalidTaskRequestException;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.MapperFeature;
@@ -24,6 +26,15 @@ import org.springframework.util.unit.DataSize;
  * with Jackson. Uses a copy of the application's mapper with default typing switched off:
  * no class names are ever written to or trusted from Redis; the handler's declared
  * parameter type alone decides what a payload becomes.
+ * <p>
+ * What it writes, the reading side can read: an envelope is checked against the
+ * {@link PayloadLimits} and read back with the mapper's own {@link StreamReadConstraints}
+ * (number and name lengths, nesting depth), so a task the workers would refuse on every
+ * delivery is refused at scheduling instead ({@link EnvelopeChecks}).
+ * <p>
+ * The messages of its exceptions never hold payload or header values: they name the type,
+ * the place in the document and the rule (see {@link JacksonFailures}), unless the
+ * application opts in to see the values.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -32,25 +43,43 @@ public final class PayloadCodec {
 
 	private static final int DIGEST_BYTES = 12;
 
+	/** How much of an unreadable envelope is shown when values may be shown. */
+	private static final int SHOWN_CHARACTERS = 100;
+
 	private final JsonMapper mapper;
 
 	private final JsonMapper canonicalMapper;
 
-	private final DataSize maxPayloadSize;
+	private final EnvelopeChecks checks;
+
+	private final boolean includePayloadInErrors;
 
 	/**
-	 * Create a codec.
+	 * Create a codec with the default header limits, whose errors show no payload or
+	 * header values.
 	 * @param mapper the application's mapper (copied, never changed)
 	 * @param maxPayloadSize the largest serialized payload accepted
 	 */
 	public PayloadCodec(JsonMapper mapper, DataSize maxPayloadSize) {
+		this(mapper, PayloadLimits.of(maxPayloadSize), false);
+	}
+
+	/**
+	 * Create a codec.
+	 * @param mapper the application's mapper (copied, never changed)
+	 * @param limits the limits of what a caller may send
+	 * @param includePayloadInErrors whether error messages may quote stored envelopes and
+	 * Jackson's own messages, which repeat payload and header values
+	 */
+	public PayloadCodec(JsonMapper mapper, PayloadLimits limits, boolean includePayloadInErrors) {
 		this.mapper = mapper.rebuild().deactivateDefaultTyping().build();
 		this.canonicalMapper = this.mapper.rebuild()
 			.enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
 			.enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
 			.disable(MapperFeature.SORT_CREATOR_PROPERTIES_FIRST)
 			.build();
-		this.maxPayloadSize = maxPayloadSize;
+		this.checks = new EnvelopeChecks(this.mapper, limits, includePayloadInErrors);
+		this.includePayloadInErrors = includePayloadInErrors;
 	}
 
 	/**
@@ -59,18 +88,19 @@ public final class PayloadCodec {
 	 * @param payload the payload, or {@code null} for none
 	 * @param headers the headers
 	 * @return the envelope JSON
-	 * @throws InvalidTaskRequestException if Jackson cannot write the payload or it is
-	 * over the size limit
+	 * @throws InvalidTaskRequestException if Jackson cannot write the payload, the
+	 * payload or the headers are over a limit, or the reading side's
+	 * {@link StreamReadConstraints} would refuse the envelope
 	 */
 	public String envelope(String queue, @Nullable Object payload, Map<String, String> headers) {
+		this.checks.headersBeforeWriting(queue, headers);
+		String headerJson = write(queue, headers, this.mapper);
+		this.checks.headersJson(queue, headerJson);
 		String body = write(queue, payload, this.mapper);
-		int size = body.getBytes(StandardCharsets.UTF_8).length;
-		if (size > this.maxPayloadSize.toBytes()) {
-			throw new InvalidTaskRequestException("Payload of type " + typeName(payload) + " for queue '" + queue
-					+ "' is " + size + " bytes as JSON, over the limit of " + this.maxPayloadSize.toBytes()
-					+ " bytes (delayed-tasks.producer.max-payload-size)");
-		}
-		return "{\"h\":" + write(queue, headers, this.mapper) + ",\"b\":" + body + "}";
+		this.checks.payloadJson(queue, payload, body);
+		String envelope = "{\"h\":" + headerJson + ",\"b\":" + body + "}";
+		this.checks.readable(queue, payload, envelope, headerJson.length());
+		return envelope;
 	}
 
 	/**
@@ -83,7 +113,9 @@ public final class PayloadCodec {
 		try {
 			JsonNode tree = this.mapper.readTree(envelope);
 			if (!(tree instanceof ObjectNode object) || !object.has("b")) {
-				throw new IllegalArgumentException("not a task envelope: " + abbreviate(envelope));
+				throw new IllegalArgumentException("not a task envelope: " + (this.includePayloadInErrors
+						? abbreviate(envelope) : "JSON " + tree.getNodeType().name().toLowerCase(Locale.ROOT)
+								+ ((tree instanceof ObjectNode) ? " without the payload field \"b\"" : "")));
 			}
 			Map<String, String> headers = new LinkedHashMap<>();
 			JsonNode headerNode = object.get("h");
@@ -93,8 +125,37 @@ public final class PayloadCodec {
 			return new Envelope(headers, object.get("b"));
 		}
 		catch (JacksonException ex) {
-			throw new IllegalArgumentException("not valid JSON: " + ex.getOriginalMessage(), ex);
+			if (this.includePayloadInErrors) {
+				throw new IllegalArgumentException("not valid JSON: " + ex.getOriginalMessage(), ex);
+			}
+			throw new IllegalArgumentException("not valid JSON: " + JacksonFailures.describe(ex));
 		}
+	}
+
+	/**
+	 * Why a stored envelope cannot be read, for the dead letter of its task: the rule it
+	 * breaks, without its content unless the application opted in.
+	 * @param envelope the stored JSON
+	 * @return the reason, for example {@code not valid JSON: StreamReadException at line
+	 * 1, column 58: malformed JSON}
+	 */
+	public String describeUnreadable(String envelope) {
+		String reason;
+		try {
+			read(envelope);
+			reason = "it reads as an envelope now";
+		}
+		catch (IllegalArgumentException ex) {
+			reason = ex.getMessage();
+		}
+		catch (RuntimeException | StackOverflowError ex) {
+			reason = ex.getClass().getName();
+		}
+		if (!this.includePayloadInErrors) {
+			return reason;
+		}
+		return reason + ": "
+				+ ((envelope.length() > SHOWN_CHARACTERS) ? envelope.substring(0, SHOWN_CHARACTERS) + "..." : envelope);
 	}
 
 	/**
@@ -110,8 +171,16 @@ public final class PayloadCodec {
 			return this.mapper.treeToValue(body, type);
 		}
 		catch (JacksonException ex) {
+			if (this.includePayloadInErrors) {
+				throw new IllegalArgumentException(
+						"cannot convert the payload to " + type.toCanonical() + ": " + ex.getOriginalMessage(), ex);
+			}
+			// Jackson's exception repeats the value in its message and names map keys in
+			// its path: only the application's own exception (a constructor that threw)
+			// is kept as the cause.
 			throw new IllegalArgumentException(
-					"cannot convert the payload to " + type.toCanonical() + ": " + ex.getOriginalMessage(), ex);
+					"cannot convert the payload to " + type.toCanonical() + ": " + JacksonFailures.describe(ex),
+					JacksonFailures.applicationCause(ex));
 		}
 	}
 
@@ -157,17 +226,30 @@ public final class PayloadCodec {
 		}
 	}
 
-	private static String write(String queue, @Nullable Object value, JsonMapper mapper) {
+	private String write(String queue, @Nullable Object value, JsonMapper mapper) {
 		try {
 			return mapper.writeValueAsString(value);
 		}
 		catch (JacksonException ex) {
-			throw new InvalidTaskRequestException("Payload of type " + typeName(value) + " for queue '" + queue
-					+ "' cannot be written as JSON: " + ex.getOriginalMessage(), ex);
+			String prefix = "Payload of type " + typeName(value) + " for queue '" + queue
+					+ "' cannot be written as JSON: ";
+			if (this.includePayloadInErrors) {
+				throw new InvalidTaskRequestException(prefix + ex.getOriginalMessage(), ex);
+			}
+			Throwable cause = JacksonFailures.applicationCause(ex);
+			// A getter or serializer of the application that threw: its message is its
+			// own choice and says what went wrong.
+			String own = (cause != null && cause.getMessage() != null) ? " (" + cause.getMessage() + ")" : "";
+			InvalidTaskRequestException failure = new InvalidTaskRequestException(
+					prefix + JacksonFailures.describe(ex) + own);
+			if (cause != null) {
+				failure.initCause(cause);
+			}
+			throw failure;
 		}
 	}
 
-	private static String typeName(@Nullable Object value) {
+	static String typeName(@Nullable Object value) {
 		return (value != null) ? value.getClass().getName() : "null";
 	}
 

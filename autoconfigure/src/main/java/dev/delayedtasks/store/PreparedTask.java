@@ -24,12 +24,16 @@ import org.jspecify.annotations.Nullable;
  * @param maxAttempts runs allowed in all
  * @param uniqueTtlMs how long the unique key blocks duplicates, 0 for none
  * @param uniqueDigest the unique key's digest, or {@code null}
- * @param envelope the payload envelope
+ * @param envelope the payload envelope, or {@code null} when it was dropped to be written
+ * again just before it is sent ({@link #withoutEnvelope()})
+ * @param envelopeBytes the size of the envelope in UTF-8
+ * @param request the request, with the headers that go with it, to write the envelope
+ * again from
  * @author delayed-tasks
  * @since 0.1.0
  */
 record PreparedTask(String queue, TaskId id, boolean absolute, long time, int maxAttempts, long uniqueTtlMs,
-		@Nullable String uniqueDigest, String envelope) {
+		@Nullable String uniqueDigest, @Nullable String envelope, int envelopeBytes, TaskRequest request) {
 
 	/**
 	 * The latest instant a task may run at: keeps every due time exact in a Lua number
@@ -74,7 +78,29 @@ record PreparedTask(String queue, TaskId id, boolean absolute, long time, int ma
 		}
 		String envelope = codec.envelope(queue, request.payload(), request.headers());
 		TaskId id = (request.id() != null) ? request.id() : TaskId.generate();
-		return new PreparedTask(queue, id, absolute, time, maxAttempts, uniqueTtl, digest, envelope);
+		return new PreparedTask(queue, id, absolute, time, maxAttempts, uniqueTtl, digest, envelope,
+				EnvelopeChecks.utf8Length(envelope), request);
+	}
+
+	/**
+	 * This task without its envelope, which {@link #envelope(PayloadCodec)} writes again
+	 * when it is needed: a large {@code scheduleAll} keeps at most one script call's
+	 * worth of envelopes in memory, not all of them.
+	 * @return the task, validated and measured, without the envelope
+	 */
+	PreparedTask withoutEnvelope() {
+		return new PreparedTask(this.queue, this.id, this.absolute, this.time, this.maxAttempts, this.uniqueTtlMs,
+				this.uniqueDigest, null, this.envelopeBytes, this.request);
+	}
+
+	/**
+	 * The envelope: the one kept, or written again from the request.
+	 * @param codec the payload codec
+	 * @return the envelope JSON
+	 */
+	String envelope(PayloadCodec codec) {
+		return (this.envelope != null) ? this.envelope
+				: codec.envelope(this.queue, this.request.payload(), this.request.headers());
 	}
 
 	/**

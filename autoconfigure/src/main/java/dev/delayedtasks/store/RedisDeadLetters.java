@@ -1,9 +1,12 @@
 package dev.delayedtasks.store;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import dev.delayedtasks.DeadLetter;
@@ -14,6 +17,8 @@ import dev.delayedtasks.Names;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.store.TaskRecords.ErrorRecord;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
@@ -26,14 +31,28 @@ import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 
 /**
  * {@link DeadLetters} on Redis: listing reads the {@code dead} set and each task's error
- * record in one pipeline; redrive and purge run their scripts in bounded batches.
+ * record in one pipeline, passing over members that are not task ids; redrive and purge
+ * run their scripts in bounded batches.
  *
  * @author delayed-tasks
  * @since 0.1.0
  */
 public final class RedisDeadLetters implements DeadLetters {
 
+	private static final Log logger = LogFactory.getLog(RedisDeadLetters.class);
+
 	private static final int BATCH = 500;
+
+	/**
+	 * The most members that are not task ids a listing reads past before it returns what
+	 * it has.
+	 */
+	static final int MAX_PASSED_OVER = 1000;
+
+	private static final Duration REPORT_INTERVAL = Duration.ofMinutes(1);
+
+	/** When members that are not task ids were last reported, by queue. */
+	private final Map<String, Long> unreadableReportedAt = new ConcurrentHashMap<>();
 
 	private final StoreScripts scripts;
 
@@ -51,18 +70,32 @@ public final class RedisDeadLetters implements DeadLetters {
 
 	@Override
 	public List<DeadLetter> list(String queue, int limit) {
+		return listing(queue, limit).letters();
+	}
+
+	/**
+	 * The newest dead letters of a queue, newest first, and how many members of its dead
+	 * set were passed over because no {@link TaskId} can hold them (written into Redis by
+	 * something else than this library). Such members never make the listing fail: they
+	 * are skipped, counted, and reported in a log line at most once a minute per queue.
+	 * @param queue the queue
+	 * @param limit the most dead letters to return
+	 * @return the dead letters and the count of members passed over
+	 */
+	public DeadLetterListing listing(String queue, int limit) {
 		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
 		if (limit <= 0) {
-			return List.of();
+			return new DeadLetterListing(List.of(), 0);
 		}
 		try {
-			Set<TypedTuple<String>> entries = this.scripts.template()
-				.opsForZSet()
-				.reverseRangeWithScores(keys.dead(), 0, limit - 1L);
-			if (entries == null || entries.isEmpty()) {
-				return List.of();
+			List<TypedTuple<String>> ordered = new ArrayList<>();
+			int unreadable = newest(keys, limit, ordered);
+			if (unreadable > 0) {
+				reportUnreadable(queue, unreadable);
 			}
-			List<TypedTuple<String>> ordered = new ArrayList<>(entries);
+			if (ordered.isEmpty()) {
+				return new DeadLetterListing(List.of(), unreadable);
+			}
 			List<Object> details;
 			try {
 				details = readDetails(keys, ordered);
@@ -81,22 +114,68 @@ public final class RedisDeadLetters implements DeadLetters {
 			List<DeadLetter> letters = new ArrayList<>(ordered.size());
 			for (int i = 0; i < ordered.size(); i++) {
 				TypedTuple<String> entry = ordered.get(i);
-				TaskId id = idOf(entry.getValue());
-				if (id == null) {
-					continue;
-				}
 				ErrorRecord error = TaskRecords.parse((String) details.get(2 * i + 1));
-				letters.add(new DeadLetter(id, queue, (error != null) ? error.reason() : FailureReason.UNKNOWN.value(),
+				letters.add(new DeadLetter(TaskId.of(entry.getValue()), queue,
+						(error != null) ? error.reason() : FailureReason.UNKNOWN.value(),
 						(error != null) ? error.exceptionType() : "", (error != null) ? error.message() : "",
 						(int) TaskRecords.number(details.get(2 * i)),
 						Instant.ofEpochMilli(entry.getScore().longValue()), (error != null) ? error.stackTrace() : ""));
 			}
-			return letters;
+			return new DeadLetterListing(letters, unreadable);
 		}
 		catch (DataAccessException ex) {
 			throw new TaskStoreException(
 					"Redis failed to list the dead letters of queue '" + queue + "': " + ex.getMessage(), null, ex);
 		}
+	}
+
+	/**
+	 * Collect the newest {@code limit} members that are task ids, reading on past the
+	 * ones that are not, but never more than {@link #MAX_PASSED_OVER} of those.
+	 * @return how many members were passed over
+	 */
+	private int newest(PartitionKeys keys, int limit, List<TypedTuple<String>> ordered) {
+		int unreadable = 0;
+		long offset = 0;
+		while (ordered.size() < limit && unreadable < MAX_PASSED_OVER) {
+			// Read more at a time the more members turn out to be unreadable.
+			long count = Math.max(limit - ordered.size(), unreadable);
+			Set<TypedTuple<String>> entries = this.scripts.template()
+				.opsForZSet()
+				.reverseRangeWithScores(keys.dead(), offset, offset + count - 1);
+			if (entries == null || entries.isEmpty()) {
+				break;
+			}
+			for (TypedTuple<String> entry : entries) {
+				if (ordered.size() == limit) {
+					break;
+				}
+				if (idOf(entry.getValue()) != null) {
+					ordered.add(entry);
+				}
+				else {
+					unreadable++;
+				}
+			}
+			offset += entries.size();
+			if (entries.size() < count) {
+				break;
+			}
+		}
+		return unreadable;
+	}
+
+	private void reportUnreadable(String queue, int unreadable) {
+		long now = System.nanoTime();
+		Long last = this.unreadableReportedAt.get(queue);
+		if (last != null && now - last < REPORT_INTERVAL.toNanos()) {
+			return;
+		}
+		this.unreadableReportedAt.put(queue, now);
+		// The members themselves are not logged: they can hold anything.
+		logger.warn(unreadable + " member(s) of the dead letters of queue '" + queue
+				+ "' are not task ids and were left out of a listing; they were not written by delayed-tasks, "
+				+ "and purging the queue's dead letters removes them");
 	}
 
 	/**

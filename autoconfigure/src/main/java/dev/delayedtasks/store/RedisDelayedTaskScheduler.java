@@ -31,11 +31,15 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.util.unit.DataSize;
 
 /**
  * {@link DelayedTaskScheduler} on Redis. Validates every request and serializes its
  * payload before writing anything, then sends one {@code enqueue} script call per queue
- * and batch.
+ * and batch. A batch is bounded by task count and by envelope bytes, so no script call
+ * holds Redis for long; envelopes beyond the first batch's worth are not kept after
+ * validation but written again just before their batch is sent, so a large
+ * {@code scheduleAll} holds about one batch in memory.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -43,6 +47,9 @@ import org.springframework.dao.DataAccessException;
 public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 
 	private static final DefaultScheduleObservationConvention DEFAULT_CONVENTION = new DefaultScheduleObservationConvention();
+
+	/** The default bound of the envelope bytes one script call carries. */
+	public static final DataSize DEFAULT_BATCH_BYTES = DataSize.ofMegabytes(1);
 
 	private final StoreScripts scripts;
 
@@ -55,6 +62,8 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 	private final ToIntFunction<String> defaultMaxAttempts;
 
 	private final int batchSize;
+
+	private final long batchBytes;
 
 	private final DelayedTaskListener listener;
 
@@ -78,12 +87,36 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 	public RedisDelayedTaskScheduler(StoreScripts scripts, StoreSettings settings, PayloadCodec codec,
 			QueueIndex queues, ToIntFunction<String> defaultMaxAttempts, int batchSize, DelayedTaskListener listener,
 			ObservationRegistry observationRegistry, @Nullable ScheduleObservationConvention observationConvention) {
+		this(scripts, settings, codec, queues, defaultMaxAttempts, batchSize, DEFAULT_BATCH_BYTES, listener,
+				observationRegistry, observationConvention);
+	}
+
+	/**
+	 * Create a scheduler.
+	 * @param scripts the scripts
+	 * @param settings limits and durations
+	 * @param codec the payload codec
+	 * @param queues the queue index
+	 * @param defaultMaxAttempts a queue's max attempts when a request sets none
+	 * @param batchSize the most tasks per script call
+	 * @param batchBytes the most envelope bytes per script call (a larger task goes in a
+	 * call of its own)
+	 * @param listener told what was scheduled and cancelled
+	 * @param observationRegistry observes scheduling ({@link ObservationRegistry#NOOP}
+	 * for none)
+	 * @param observationConvention a custom convention, or {@code null} for the default
+	 */
+	public RedisDelayedTaskScheduler(StoreScripts scripts, StoreSettings settings, PayloadCodec codec,
+			QueueIndex queues, ToIntFunction<String> defaultMaxAttempts, int batchSize, DataSize batchBytes,
+			DelayedTaskListener listener, ObservationRegistry observationRegistry,
+			@Nullable ScheduleObservationConvention observationConvention) {
 		this.scripts = scripts;
 		this.settings = settings;
 		this.codec = codec;
 		this.queues = queues;
 		this.defaultMaxAttempts = defaultMaxAttempts;
 		this.batchSize = batchSize;
+		this.batchBytes = batchBytes.toBytes();
 		this.listener = listener;
 		this.observationRegistry = observationRegistry;
 		this.observationConvention = observationConvention;
@@ -128,24 +161,58 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 	}
 
 	private List<ScheduleResult> scheduleAll(Collection<TaskRequest> requests, Map<String, String> trace) {
-		List<PreparedTask> prepared = requests.stream()
-			.map((request) -> PreparedTask.of(withTrace(request, trace), this.codec, this.defaultMaxAttempts))
-			.toList();
+		// Every request is validated (and its envelope written and measured) before
+		// anything is sent; only the first batch's worth of envelopes is kept.
+		List<PreparedTask> prepared = new ArrayList<>(requests.size());
+		long kept = 0;
+		for (TaskRequest request : requests) {
+			PreparedTask task = PreparedTask.of(withTrace(request, trace), this.codec, this.defaultMaxAttempts);
+			if (kept + task.envelopeBytes() <= this.batchBytes) {
+				kept += task.envelopeBytes();
+			}
+			else {
+				task = task.withoutEnvelope();
+			}
+			prepared.add(task);
+		}
 		Map<String, List<Integer>> positionsByQueue = new LinkedHashMap<>();
 		for (int i = 0; i < prepared.size(); i++) {
 			positionsByQueue.computeIfAbsent(prepared.get(i).queue(), (queue) -> new ArrayList<>()).add(i);
 		}
 		ScheduleResult[] results = new ScheduleResult[prepared.size()];
 		positionsByQueue.forEach((queue, positions) -> {
-			for (int from = 0; from < positions.size(); from += this.batchSize) {
-				List<Integer> batch = positions.subList(from, Math.min(from + this.batchSize, positions.size()));
+			int from = 0;
+			while (from < positions.size()) {
+				int to = batchEnd(prepared, positions, from);
+				List<Integer> batch = positions.subList(from, to);
 				List<ScheduleResult> outcomes = enqueue(queue, batch.stream().map(prepared::get).toList());
 				for (int i = 0; i < batch.size(); i++) {
 					results[batch.get(i)] = outcomes.get(i);
+					// Done with it: its envelope, if kept, can go.
+					prepared.set(batch.get(i), null);
 				}
+				from = to;
 			}
 		});
 		return Arrays.asList(results);
+	}
+
+	/**
+	 * The end (exclusive) of the batch that starts at {@code from}: at most
+	 * {@code batchSize} tasks and {@code batchBytes} of envelopes, and at least one task.
+	 */
+	private int batchEnd(List<PreparedTask> prepared, List<Integer> positions, int from) {
+		int to = from;
+		long bytes = 0;
+		while (to < positions.size() && to - from < this.batchSize) {
+			int size = prepared.get(positions.get(to)).envelopeBytes();
+			if (to > from && bytes + size > this.batchBytes) {
+				break;
+			}
+			bytes += size;
+			to++;
+		}
+		return to;
 	}
 
 	private List<ScheduleResult> enqueue(String queue, List<PreparedTask> tasks) {
@@ -160,7 +227,8 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 			keyList.add(keys.payload(id));
 			keyList.add(keys.unique(task.uniqueDigest()));
 			args.addAll(List.of(id, task.absolute() ? "A" : "D", Long.toString(task.time()),
-					Integer.toString(task.maxAttempts()), Long.toString(task.uniqueTtlMs()), task.envelope()));
+					Integer.toString(task.maxAttempts()), Long.toString(task.uniqueTtlMs()),
+					task.envelope(this.codec)));
 		}
 		registerQueue(queue, tasks.get(0).id());
 		Reply reply = new Reply(this.scripts.run(Script.ENQUEUE, keyList, args, queue, tasks.get(0).id().value()));

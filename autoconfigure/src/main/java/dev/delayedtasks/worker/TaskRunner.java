@@ -195,7 +195,7 @@ final class TaskRunner {
 	private @Nullable Object convert(@Nullable Envelope envelope, String rawEnvelope) {
 		if (envelope == null) {
 			throw new IllegalArgumentException("The stored payload is not a readable task envelope: "
-					+ ((rawEnvelope.length() > 100) ? rawEnvelope.substring(0, 100) + "..." : rawEnvelope));
+					+ this.codec.describeUnreadable(rawEnvelope));
 		}
 		return (this.payloadType != null) ? this.codec.convert(envelope.body(), this.payloadType) : null;
 	}

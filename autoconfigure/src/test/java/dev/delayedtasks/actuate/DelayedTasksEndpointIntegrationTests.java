@@ -24,9 +24,11 @@ import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksEndpointAutoConfiguration;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.function.Executable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -38,7 +40,11 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -52,6 +58,7 @@ import static org.awaitility.Awaitility.await;
  * {@link InvalidEndpointRequestException} for invalid names and actions.
  */
 @WithRedis
+@ExtendWith(OutputCaptureExtension.class)
 class DelayedTasksEndpointIntegrationTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
@@ -208,6 +215,43 @@ class DelayedTasksEndpointIntegrationTests {
 				.hasSizeLessThanOrEqualTo(4096)
 				.doesNotContain(SECRET);
 			assertThat(json(context, detail)).contains("\"stackTrace\":").doesNotContain(SECRET);
+		});
+	}
+
+	@Test
+	void deadSetMembersThatAreNoTaskIdsAreSkippedCountedAndReportedOnce(CapturedOutput output) {
+		String queue = "e-bad-member";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			List<TaskId> ids = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				ids.add(scheduler.enqueue(queue, new Job("fail", SECRET)));
+			}
+			awaitDeadLetters(context, queue, 3);
+			// Written by someone with the application's Redis credentials, newest of all.
+			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+			String dead = PartitionKeys.of(context.getEnvironment().getProperty("delayed-tasks.key-prefix"), queue)
+				.dead();
+			redis.opsForZSet().add(dead, "evil}{x y", 9e15);
+			for (int i = 0; i < 25; i++) {
+				redis.opsForZSet().add(dead, "evil " + i, 8e15 + i);
+			}
+			QueueDetailDescriptor detail = endpoint.queue(queue);
+			assertThat(detail).isNotNull();
+			assertThat(detail.deadLetters()).extracting(DeadLetterDescriptor::id)
+				.containsExactlyInAnyOrderElementsOf(ids.stream().map(TaskId::value).toList());
+			assertThat(detail.unreadableDeadLetters()).isEqualTo(26);
+			assertThat(detail.queue().dead()).isEqualTo(29);
+			assertThat(json(context, detail)).contains("\"unreadableDeadLetters\":26").doesNotContain("evil");
+			assertThat(endpoint.queue(queue).unreadableDeadLetters()).isEqualTo(26);
+			String warning = "26 member(s) of the dead letters of queue '" + queue + "' are not task ids";
+			assertThat(output.getOut().lines().filter((line) -> line.contains(warning))).as("reported once a minute")
+				.hasSize(1);
+			assertThat(output.getOut()).doesNotContain("evil");
+			assertThat(context.getBean(DeadLetters.class).list(queue, 2)).hasSize(2);
+			assertThat(endpoint.purge(queue)).isEqualTo(new ActionDescriptor(queue, null, "purge", 29));
+			assertThat(endpoint.queue(queue).unreadableDeadLetters()).isZero();
 		});
 	}
 

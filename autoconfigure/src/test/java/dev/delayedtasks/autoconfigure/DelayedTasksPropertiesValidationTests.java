@@ -68,6 +68,9 @@ class DelayedTasksPropertiesValidationTests {
 					worker.max-claim=0             | worker.max-claim is 0: it must be at least 1
 					producer.max-payload-size=0B   | producer.max-payload-size is 0B: it must be more than 0B
 					producer.batch-size=0          | producer.batch-size is 0: it must be at least 1
+					producer.batch-bytes=0B        | producer.batch-bytes is 0B: it must be more than 0B
+					producer.max-headers=-1        | producer.max-headers is -1: it must be at least 0
+					producer.max-headers-size=0B   | producer.max-headers-size is 0B: it must be more than 0B
 					snapshot-interval=0s           | snapshot-interval is 0s: it must be at least 1ms (it is a period in whole milliseconds)
 					retry.max-retries=-1           | retry.max-retries is -1: it must be between 0 and 2147483646 (a task runs at most max-retries + 1 times)
 					retry.max-retries=2147483647   | retry.max-retries is 2147483647: it must be between 0 and 2147483646 (a task runs at most max-retries + 1 times)
@@ -185,6 +188,7 @@ class DelayedTasksPropertiesValidationTests {
 	@ValueSource(strings = { "worker.concurrency=1", "worker.lease-duration=3ms", "worker.reap-grace=0s",
 			"worker.max-deliveries=1", "worker.shutdown-timeout=0s", "worker.timer-ttl=100ms",
 			"worker.block-timeout=1ms", "worker.max-claim=1", "producer.max-payload-size=1B", "producer.batch-size=1",
+			"producer.batch-bytes=1B", "producer.max-headers=0", "producer.max-headers-size=1B",
 			"snapshot-interval=1ms", "retry.max-retries=0", "retry.max-retries=2147483646", "retry.delay=0s",
 			"retry.multiplier=1", "retry.max-delay=1s", "retry.jitter=0s", "dead-letter.retention=1ms",
 			"dead-letter.max-count=1", "queues.emails.concurrency=1", "queues.emails.timeout=1ms",
@@ -207,6 +211,10 @@ class DelayedTasksPropertiesValidationTests {
 			assertThat(properties.worker().concurrency()).isEqualTo(1);
 			assertThat(properties.worker().timerTtl()).isEqualTo(Duration.ofSeconds(3));
 			assertThat(properties.producer().maxPayloadSize()).isEqualTo(DataSize.ofKilobytes(64));
+			assertThat(properties.producer().maxHeaders()).isEqualTo(64);
+			assertThat(properties.producer().maxHeadersSize()).isEqualTo(DataSize.ofKilobytes(16));
+			assertThat(properties.producer().batchBytes()).isEqualTo(DataSize.ofMegabytes(1));
+			assertThat(properties.includePayloadInErrors()).isFalse();
 			assertThat(properties.deadLetter().maxCount()).isEqualTo(100_000);
 		});
 	}

@@ -2,10 +2,12 @@ package dev.delayedtasks.store;
 
 import io.micrometer.observation.ObservationRegistry;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -254,6 +256,48 @@ class BadInputIntegrationTests {
 			assertThat(result.created()).isTrue();
 			assertThat(limit.store.claim("q", 1, "n1").tasks().get(0).envelope()).contains(text);
 		}
+	}
+
+	@Test
+	void numberLongerThanTheReaderAllowsIsRejected() {
+		// Written without complaint before, then refused by the workers on every
+		// delivery.
+		assertRejected(() -> this.fixture.scheduler.enqueue("q", new BigInteger("9".repeat(1001))),
+				"Payload of type java.math.BigInteger for queue 'q' would be refused by the workers' JSON reader",
+				"Number value length (1001) exceeds the maximum allowed (1000",
+				"StreamReadConstraints.getMaxNumberLength()");
+	}
+
+	@Test
+	void propertyNameLongerThanTheReaderAllowsIsRejected() {
+		assertRejected(() -> this.fixture.scheduler.enqueue("q", Map.of("n".repeat(60_000), 1)),
+				"would be refused by the workers' JSON reader",
+				"Name length (60000) exceeds the maximum allowed (50000", "StreamReadConstraints.getMaxNameLength()");
+	}
+
+	// headers
+
+	@Test
+	void moreHeadersThanTheLimitAreRejected() {
+		Map<String, String> headers = new LinkedHashMap<>();
+		for (int i = 0; i < 200_000; i++) {
+			headers.put("h" + i, "v");
+		}
+		TaskRequest request = new TaskRequest("q", new Payload("x"), null, null, null, null, null, null, headers);
+		assertRejected(() -> this.fixture.scheduler.schedule(request),
+				"200000 headers for queue 'q' are over the limit of 64 (delayed-tasks.producer.max-headers)");
+	}
+
+	@Test
+	void headersOverTheSizeLimitAreRejectedBeforeTheyAreWritten() {
+		String value = "v".repeat(20 * 1024 * 1024);
+		long start = System.nanoTime();
+		assertRejected(
+				() -> this.fixture.scheduler.schedule(TaskRequest.of("q", new Payload("x")).header("big", value)),
+				"Headers for queue 'q' are at least 20971523 bytes as JSON, over the limit of 16384 bytes",
+				"delayed-tasks.producer.max-headers-size");
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).as("counted, not serialized")
+			.isLessThan(Duration.ofSeconds(2));
 	}
 
 	@Test

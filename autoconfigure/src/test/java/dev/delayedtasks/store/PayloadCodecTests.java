@@ -1,5 +1,7 @@
 package dev.delayedtasks.store;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,6 +13,8 @@ import dev.delayedtasks.store.PayloadCodec.Envelope;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.DefaultTyping;
 import tools.jackson.databind.JsonNode;
@@ -96,25 +100,91 @@ class PayloadCodecTests {
 	}
 
 	@Test
-	void aPayloadThatCannotBeConvertedIsReported() {
-		JsonNode body = this.codec.read("{\"h\":{},\"b\":{\"name\":\"a\",\"n\":\"not a number\"}}").body();
+	void aPayloadThatCannotBeConvertedIsReportedWithoutItsValues() {
+		JsonNode body = this.codec.read("{\"h\":{},\"b\":{\"name\":\"a\",\"n\":\"alice@example.com\"}}").body();
 		assertThatExceptionOfType(IllegalArgumentException.class)
 			.isThrownBy(() -> this.codec.convert(body, this.codec.type(Item.class)))
+			.withMessage("cannot convert the payload to " + Item.class.getName()
+					+ ": InvalidFormatException at $.n: not a valid int")
+			.withNoCause();
+	}
+
+	@Test
+	void theKeysOfAMapAreNotNamedInThePath() {
+		JsonNode body = this.codec
+			.read("{\"h\":{},\"b\":{\"items\":[{\"name\":\"a\",\"n\":1}],"
+					+ "\"byUser\":{\"bob@example.com\":[{\"name\":\"b\",\"n\":[2]}]}}}")
+			.body();
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.codec.convert(body, this.codec.type(Catalog.class)))
+			.withMessage("cannot convert the payload to " + Catalog.class.getName()
+					+ ": MismatchedInputException at $.byUser[*][0].n: the JSON value does not fit int");
+	}
+
+	@Test
+	void theOwnExceptionOfAPayloadClassIsKeptWithItsMessage() {
+		JsonNode body = this.codec.read("{\"h\":{},\"b\":{\"amount\":-5}}").body();
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.codec.convert(body, this.codec.type(Positive.class)))
+			.withMessage("cannot convert the payload to " + Positive.class.getName() + ": ValueInstantiationException: "
+					+ Positive.class.getName()
+					+ " could not be created: its creator threw java.lang.IllegalArgumentException")
+			.havingCause()
+			.isInstanceOf(IllegalArgumentException.class)
+			.withMessage("amount must be positive");
+	}
+
+	@Test
+	void jacksonsMessageAndCauseAreKeptWhenValuesMayBeShown() {
+		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), PayloadLimits.of(DataSize.ofKilobytes(64)), true);
+		JsonNode body = showing.read("{\"h\":{},\"b\":{\"name\":\"a\",\"n\":\"alice@example.com\"}}").body();
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> showing.convert(body, showing.type(Item.class)))
 			.withMessageStartingWith("cannot convert the payload to " + Item.class.getName())
+			.withMessageContaining("\"alice@example.com\"")
 			.withCauseInstanceOf(JacksonException.class);
 	}
 
 	@Test
-	void somethingThatIsNotAnEnvelopeIsRejected() {
-		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read("{\"h\":{}}"))
+	void somethingThatIsNotAnEnvelopeIsRejectedWithoutItsContent() {
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.codec.read("{\"h\":{\"user-email\":\"dave@example.com\"}}"))
+			.withMessage("not a task envelope: JSON object without the payload field \"b\"");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.codec.read("[\"dave@example.com\"]"))
+			.withMessage("not a task envelope: JSON array");
+		String truncated = "{\"h\":{\"user-email\":\"dave@example.com\"},\"b\":";
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read(truncated))
+			.withMessage("not valid JSON: UnexpectedEndOfInputException at line 1, column " + (truncated.length() + 1)
+					+ ": the JSON ends too early")
+			.withNoCause();
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.codec.read("{\"h\":{\"user-email\":dave@example.com}}"))
+			.withMessage("not valid JSON: StreamReadException at line 1, column 20: malformed JSON");
+	}
+
+	@Test
+	void somethingThatIsNotAnEnvelopeIsQuotedWhenValuesMayBeShown() {
+		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), PayloadLimits.of(DataSize.ofKilobytes(64)), true);
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> showing.read("{\"h\":{}}"))
 			.withMessage("not a task envelope: {\"h\":{}}");
-		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read("[1]"))
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> showing.read("[1]"))
 			.withMessage("not a task envelope: [1]");
-		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read("{\"b\":"))
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> showing.read("{\"b\":"))
 			.withMessageStartingWith("not valid JSON: ");
 		String longText = "{\"x\":\"" + "y".repeat(200) + "\"}";
-		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.codec.read(longText))
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> showing.read(longText))
 			.withMessage("not a task envelope: " + longText.substring(0, 80) + "...");
+	}
+
+	@Test
+	void anUnreadableEnvelopeIsDescribedWithoutItsContent() {
+		String envelope = "{\"h\":{\"authorization\":\"Bearer tok-SECRET-123\"},\"b\":{\"age\":";
+		assertThat(this.codec.describeUnreadable(envelope))
+			.isEqualTo("not valid JSON: UnexpectedEndOfInputException at line 1, column " + (envelope.length() + 1)
+					+ ": the JSON ends too early");
+		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), PayloadLimits.of(DataSize.ofKilobytes(64)), true);
+		assertThat(showing.describeUnreadable(envelope)).contains("Bearer tok-SECRET-123");
 	}
 
 	@Test
@@ -139,17 +209,133 @@ class PayloadCodecTests {
 	}
 
 	@Test
-	void aPayloadJacksonCannotWriteIsRejectedWithJacksonsReason() {
+	void aPayloadJacksonCannotWriteIsRejectedWithTheApplicationsOwnReason() {
 		assertThatExceptionOfType(InvalidTaskRequestException.class)
 			.isThrownBy(() -> this.codec.envelope("emails", new Unwritable(), Map.of()))
-			.withMessageStartingWith(
-					"Payload of type " + Unwritable.class.getName() + " for queue 'emails' cannot be written as JSON: ")
-			.withMessageContaining("no value today")
-			.withCauseInstanceOf(JacksonException.class);
+			.withMessage("Payload of type " + Unwritable.class.getName()
+					+ " for queue 'emails' cannot be written as JSON: DatabindException at $.value: "
+					+ "threw java.lang.IllegalStateException (no value today)")
+			.withCauseInstanceOf(IllegalStateException.class);
 		assertThatExceptionOfType(InvalidTaskRequestException.class)
 			.isThrownBy(() -> this.codec.payloadDigest("emails", new Unwritable()))
 			.withMessageStartingWith("Payload of type " + Unwritable.class.getName()
 					+ " for queue 'emails' cannot be written as JSON: ");
+		PayloadCodec showing = new PayloadCodec(JsonMapper.shared(), PayloadLimits.of(DataSize.ofKilobytes(64)), true);
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> showing.envelope("emails", new Unwritable(), Map.of()))
+			.withMessageContaining("no value today")
+			.withCauseInstanceOf(JacksonException.class);
+	}
+
+	// what the workers' reader refuses is refused when written
+
+	@Test
+	void aNumberLongerThanTheReaderAllowsIsRejected() {
+		assertThat(this.codec.envelope("emails", new BigInteger("9".repeat(1000)), Map.of())).hasSize(1013);
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", new BigInteger("9".repeat(1001)), Map.of()))
+			.withMessage("Payload of type java.math.BigInteger for queue 'emails' would be refused by the workers' "
+					+ "JSON reader: Number value length (1001) exceeds the maximum allowed (1000, from "
+					+ "`StreamReadConstraints.getMaxNumberLength()`), in the payload (line 1, column 1014)")
+			.withNoCause();
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", Map.of("amount", new BigDecimal("1." + "5".repeat(1000))),
+					Map.of()))
+			.withMessageContaining("Number value length");
+	}
+
+	@Test
+	void aPropertyNameLongerThanTheReaderAllowsIsRejected() {
+		assertThat(this.codec.envelope("emails", Map.of("n".repeat(50000), 1), Map.of())).hasSize(50000 + 19);
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", Map.of("n".repeat(60000), 1), Map.of()))
+			.withMessageStartingWith("Payload of type java.util.ImmutableCollections$Map1 for queue 'emails' would be "
+					+ "refused by the workers' JSON reader: Name length (60000) exceeds the maximum allowed (50000, "
+					+ "from `StreamReadConstraints.getMaxNameLength()`), in the payload");
+	}
+
+	@Test
+	void nestingDeeperThanTheReaderAllowsIsRejected() {
+		// The envelope adds one level: a payload 500 deep, which Jackson writes, is 501
+		// deep when read.
+		assertThat(this.codec.envelope("emails", nested(499), Map.of())).isNotEmpty();
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", nested(500), Map.of()))
+			.withMessageContaining("would be refused by the workers' JSON reader: Document nesting depth (501) "
+					+ "exceeds the maximum allowed (500, from `StreamReadConstraints.getMaxNestingDepth()`)");
+	}
+
+	@Test
+	void theLimitsOfTheApplicationsMapperApply() {
+		JsonMapper strict = JsonMapper
+			.builder(JsonFactory.builder()
+				.streamReadConstraints(StreamReadConstraints.builder().maxNumberLength(10).maxNameLength(20).build())
+				.build())
+			.build();
+		PayloadCodec codec = new PayloadCodec(strict, DataSize.ofKilobytes(64));
+		assertThat(codec.envelope("emails", 1234567890L, Map.of())).isEqualTo("{\"h\":{},\"b\":1234567890}");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> codec.envelope("emails", 12345678901L, Map.of()))
+			.withMessageContaining("Number value length (11) exceeds the maximum allowed (10");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> codec.envelope("emails", 1, Map.of("x-header-name-of-21-ch", "v")))
+			.withMessageContaining("Name length (22) exceeds the maximum allowed (20")
+			.withMessageContaining("in the headers");
+	}
+
+	// headers
+
+	@Test
+	void moreHeadersThanTheLimitAreRejected() {
+		Map<String, String> headers = new LinkedHashMap<>();
+		for (int i = 0; i < PayloadLimits.DEFAULT_MAX_HEADERS; i++) {
+			headers.put("h" + i, "v");
+		}
+		assertThat(this.codec.envelope("emails", 1, headers)).contains("\"h63\":\"v\"");
+		headers.put("one-more", "v");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", 1, headers))
+			.withMessage("65 headers for queue 'emails' are over the limit of 64 (delayed-tasks.producer.max-headers)");
+	}
+
+	@Test
+	void headersOverTheSizeLimitAreRejectedWithoutTheirValues() {
+		// {"a":"..."} is 8 bytes and the value
+		String fits = "v".repeat(16 * 1024 - 8);
+		assertThat(this.codec.envelope("emails", 1, Map.of("a", fits))).contains(fits);
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", 1, Map.of("a", fits + "\"")))
+			.withMessage("Headers for queue 'emails' are 16386 bytes as JSON, over the limit of 16384 bytes "
+					+ "(delayed-tasks.producer.max-headers-size)");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", 1, Map.of("a", "é".repeat(8190))))
+			.withMessageContaining("are 16388 bytes as JSON");
+		String huge = "v".repeat(20 * 1024 * 1024);
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.codec.envelope("emails", 1, Map.of("big", huge)))
+			.withMessage("Headers for queue 'emails' are at least " + (huge.length() + 3)
+					+ " bytes as JSON, over the limit of 16384 bytes (delayed-tasks.producer.max-headers-size)");
+	}
+
+	@Test
+	void headerLimitsAreConfigurable() {
+		PayloadCodec codec = new PayloadCodec(JsonMapper.shared(),
+				new PayloadLimits(DataSize.ofKilobytes(64), 1, DataSize.ofBytes(20)), false);
+		assertThat(codec.envelope("emails", 1, Map.of("tenant", "acme"))).contains("acme");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> codec.envelope("emails", 1, Map.of("a", "1", "b", "2")))
+			.withMessageContaining("over the limit of 1");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> codec.envelope("emails", 1, Map.of("tenant", "acme-corporation")))
+			.withMessageContaining("over the limit of 20 bytes");
+	}
+
+	private static Object nested(int depth) {
+		Object value = 1;
+		for (int i = 0; i < depth; i++) {
+			value = List.of(value);
+		}
+		return value;
 	}
 
 	@Test
@@ -275,6 +461,19 @@ class PayloadCodecTests {
 	}
 
 	record Item(String name, int n) {
+	}
+
+	record Catalog(List<Item> items, Map<String, List<Item>> byUser) {
+	}
+
+	record Positive(int amount) {
+
+		Positive {
+			if (amount <= 0) {
+				throw new IllegalArgumentException("amount must be positive");
+			}
+		}
+
 	}
 
 	static class Unwritable {

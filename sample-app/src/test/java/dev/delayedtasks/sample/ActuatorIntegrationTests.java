@@ -8,11 +8,14 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.Map;
 
+import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.jspecify.annotations.Nullable;
@@ -22,6 +25,8 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.security.crypto.factory.PasswordEncoderFactories;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -141,6 +146,36 @@ class ActuatorIntegrationTests {
 			HttpResponse<String> task = get(context, USER, "/actuator/delayedtasks/reminders/" + id);
 			assertThat(task.statusCode()).isEqualTo(200);
 			assertThat(task.body()).contains("\"state\":\"SCHEDULED\"").doesNotContain("secret-payload-text");
+		}
+	}
+
+	@Test
+	void endpointShowsNoPayloadOrHeaderValueAndSkipsDeadSetMembersThatAreNoTaskIds(TestRedis redis) throws Exception {
+		try (ConfigurableApplicationContext context = start(redis, "bad-data")) {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			// A payload the handler cannot read, with personal data in its values and
+			// headers: dead-lettered at once as unreadable.
+			TaskId unreadable = scheduler
+				.schedule(TaskRequest.of("reminders", Map.of("user", Map.of("email", "dave@example.com"), "text", "x"))
+					.header("authorization", "Bearer tok-SECRET-123"));
+			DeadLetters deadLetters = context.getBean(DeadLetters.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> deadLetters.count("reminders") == 1);
+			StringRedisTemplate template = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+			template.opsForZSet()
+				.add(PartitionKeys.of(redis.keyPrefix() + "-bad-data", "reminders").dead(), "evil}{x y", 9e15);
+			HttpResponse<String> queue = get(context, USER, "/actuator/delayedtasks/reminders");
+			assertThat(queue.statusCode()).isEqualTo(200);
+			assertThat(queue.body())
+				.contains("\"id\":\"" + unreadable + "\"", "\"reason\":\"unreadable-payload\"",
+						"MismatchedInputException at $.user", "\"unreadableDeadLetters\":1")
+				.doesNotContain("evil")
+				.doesNotContain("dave@example.com")
+				.doesNotContain("tok-SECRET-123");
+			HttpResponse<String> task = get(context, USER, "/actuator/delayedtasks/reminders/" + unreadable);
+			assertThat(task.statusCode()).isEqualTo(200);
+			assertThat(task.body()).contains("\"state\":\"DEAD\"")
+				.doesNotContain("dave@example.com")
+				.doesNotContain("tok-SECRET-123");
 		}
 	}
 
