@@ -54,7 +54,12 @@ class TimerHandOverIntegrationTests {
 	/** The owner stops this long after the first task falls due. */
 	private static final Duration STOP_AFTER = Duration.ofSeconds(1);
 
-	private static final long MAX_LATENESS_MILLIS = 50;
+	/**
+	 * What a loaded machine may add; a hand-over that waits for a contender's poll, or
+	 * for a dispatcher's 3 s block, is late by seconds (before the resignation: up to 957
+	 * ms).
+	 */
+	private static final long MAX_LATENESS_MILLIS = 500;
 
 	private final TestRedis redis;
 
@@ -76,7 +81,7 @@ class TimerHandOverIntegrationTests {
 			this.runner.withBean(RunLog.class, () -> log).withUserConfiguration(InTestWorker.class).run((context) -> {
 				RedisQueueStats stats = context.getBean(RedisQueueStats.class);
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
-				await().atMost(Duration.ofSeconds(5)).until(() -> stats.read(QUEUE).timerOwner() != null);
+				await().atMost(Duration.ofSeconds(10)).until(() -> stats.read(QUEUE).timerOwner() != null);
 				String childOwner = stats.read(QUEUE).timerOwner();
 				// The in-test instance started second and contends for the timer.
 				Thread.sleep(1000);
@@ -99,10 +104,11 @@ class TimerHandOverIntegrationTests {
 				int startedBeforeStop = (int) tasks.stream().filter((id) -> runs(child, log, id) > 0).count();
 				child.signal("TERM");
 				child.awaitExit(Duration.ofSeconds(15));
-				await().atMost(Duration.ofSeconds(10))
+				await().atMost(Duration.ofSeconds(20))
 					.until(() -> tasks.stream().allMatch((id) -> runs(child, log, id) > 0));
-				// A duplicate shows up within a lease, if at all.
-				Thread.sleep(ShortLeases.LEASE.plus(ShortLeases.GRACE).toMillis());
+				// A duplicate shows up within a lease and its grace, if at all.
+				ShortLeases.assertNoFurtherRun(() -> assertThat(tasks)
+					.allSatisfy((id) -> assertThat(runs(child, log, id)).as("runs of %s", id).isEqualTo(1)));
 
 				Map<String, Long> lateness = new HashMap<>();
 				for (String[] started : child.events("@@STARTED ")) {
@@ -146,7 +152,7 @@ class TimerHandOverIntegrationTests {
 			requests.add(TaskRequest.of(QUEUE, new CrashJob(-1 - i, 0)).delay(SPACING.multipliedBy(i + 2)));
 		}
 		scheduler.scheduleAll(requests);
-		await().atMost(Duration.ofSeconds(10))
+		await().atMost(Duration.ofSeconds(20))
 			.until(() -> child.ids("@@STARTED ").size() + log.size() == WARM_UP_TASKS);
 	}
 
