@@ -117,8 +117,10 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 					scheduler.enqueue(orphan, "nobody runs me");
 					scheduler.enqueue(orphan, "nor me");
 					DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
+					// A snapshot taken after both enqueues.
 					Health health = awaitHealth(indicator,
 							(candidate) -> readyWithoutHandler(candidate).contains(orphan)
+									&& Long.valueOf(2).equals(queueDetails(candidate, orphan).get("ready"))
 									&& queueDetails(candidate, handledElsewhere) != null
 									&& Long.valueOf(1).equals(queueDetails(candidate, handledElsewhere).get("ready")));
 					assertThat(health.getStatus()).isEqualTo(Status.UP);
