@@ -11,8 +11,9 @@ import org.jspecify.annotations.Nullable;
  * A task this instance holds: from its claim until its outcome is recorded in Redis or it
  * is released. Its fate moves once along {@code QUEUED -> STARTED -> FINISHED}, or ends
  * {@code RELEASED} when shutdown takes it back before the handler started or after the
- * handler gave up because shutdown interrupted it. A handler that is still running can
- * never be released, so no other instance runs the task while it runs here.
+ * handler gave up because shutdown interrupted it, or {@code ABANDONED} when its lease
+ * was lost before the handler started. A handler that is still running can never be
+ * released, so no other instance runs the task while it runs here.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -139,6 +140,15 @@ final class ActiveRun {
 	}
 
 	/**
+	 * Give the task up because its lease is lost before the handler started: the handler
+	 * must then never start, since another instance may run the task already.
+	 * @return {@code false} if the handler started (or the run ended otherwise)
+	 */
+	boolean abandon() {
+		return this.fate.compareAndSet(Fate.QUEUED, Fate.ABANDONED);
+	}
+
+	/**
 	 * Take the task back for release at shutdown: only a run whose handler never started
 	 * or returned without an outcome.
 	 * @return {@code false} if its handler runs or its outcome is being recorded
@@ -181,7 +191,7 @@ final class ActiveRun {
 
 	private enum Fate {
 
-		QUEUED, STARTED, FINISHED, RETURNED, RELEASED
+		QUEUED, STARTED, FINISHED, RETURNED, RELEASED, ABANDONED
 
 	}
 

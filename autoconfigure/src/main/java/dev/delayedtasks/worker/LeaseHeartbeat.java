@@ -23,8 +23,9 @@ import org.springframework.scheduling.TaskScheduler;
 /**
  * Extends the leases of a queue's running tasks in one batch every third of the lease. A
  * lease that Redis reports lost, or that could not be extended before it ran out, stops
- * being this worker's: its handler is interrupted and its outcome will not be recorded. A
- * cancel request interrupts the handler too.
+ * being this worker's: its handler is interrupted and its outcome will not be recorded,
+ * or, when the handler has not started yet, it never starts. A cancel request interrupts
+ * the handler too.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -119,9 +120,23 @@ final class LeaseHeartbeat {
 		long now = System.nanoTime();
 		for (ActiveRun run : this.runs.values()) {
 			if (run.isUndecided() && run.leaseExpiredAt(now)) {
-				run.stop("lease-lost");
+				leaseLost(run);
 			}
 		}
+	}
+
+	/**
+	 * The lease is no longer this instance's: a handler that has not started never starts
+	 * (another instance may be running the task already), a running one is interrupted.
+	 * @return whether the run was given up before its handler started
+	 */
+	private boolean leaseLost(ActiveRun run) {
+		if (run.abandon()) {
+			untrack(run);
+			return true;
+		}
+		run.stop("lease-lost");
+		return false;
 	}
 
 	List<ActiveRun> active() {
@@ -154,9 +169,10 @@ final class LeaseHeartbeat {
 							// gone because it was acknowledged, not because it was taken.
 							continue;
 						}
+						boolean abandoned = leaseLost(run);
 						logger.warn("Task " + run.lease().id() + " of queue '" + this.queue
-								+ "' lost its lease (another worker may run it now); interrupting its handler");
-						run.stop("lease-lost");
+								+ "' lost its lease (another worker may run it now); "
+								+ (abandoned ? "its handler will not start" : "interrupting its handler"));
 					}
 				}
 			}

@@ -1,6 +1,7 @@
 package dev.delayedtasks.worker;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -61,6 +62,12 @@ final class PromotionTimer {
 
 	private @Nullable BlockingConnection tickConnection;
 
+	/**
+	 * Open once the first tick since {@link #start()} has said whether this instance owns
+	 * the timer: until then the tick reader would block on the wrong list.
+	 */
+	private volatile CountDownLatch ownershipKnown = new CountDownLatch(1);
+
 	private final ThrottledWarning failures = new ThrottledWarning(logger, Duration.ofMinutes(1));
 
 	PromotionTimer(String queue, PartitionKeys keys, TaskStore store, String instanceId, WorkerSettings settings,
@@ -85,6 +92,7 @@ final class PromotionTimer {
 			return;
 		}
 		this.running = true;
+		this.ownershipKnown = new CountDownLatch(1);
 		ScheduledExecutorService scheduler = threads.scheduler("timer");
 		this.scheduler = scheduler;
 		this.armed = scheduler.schedule(this::tick, 0, TimeUnit.MILLISECONDS);
@@ -191,6 +199,7 @@ final class PromotionTimer {
 			this.failures.warn("Timer of queue '" + this.queue + "' failed, retrying: " + ex.getMessage());
 			delayMillis = ERROR_RETRY_MILLIS;
 		}
+		this.ownershipKnown.countDown();
 		arm(delayMillis);
 	}
 
@@ -236,6 +245,14 @@ final class PromotionTimer {
 	 * whether this instance owns the timer.
 	 */
 	private void readTicks() {
+		try {
+			// An owner that blocked on the handover list at start-up would miss the ticks
+			// of new earliest due times for a whole block.
+			this.ownershipKnown.await();
+		}
+		catch (InterruptedException ex) {
+			return;
+		}
 		while (this.running) {
 			try {
 				if (this.tickConnection == null) {

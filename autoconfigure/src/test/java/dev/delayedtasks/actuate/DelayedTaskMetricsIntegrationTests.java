@@ -24,9 +24,7 @@ import dev.delayedtasks.autoconfigure.DelayedTasksSnapshotsAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksMetricsAutoConfiguration;
 import dev.delayedtasks.store.ClaimBatch;
 import dev.delayedtasks.store.Lease;
-import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.QueueStats;
-import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.store.RedisTaskStore;
 import dev.delayedtasks.store.StoreScripts;
 import dev.delayedtasks.store.StoreSettings;
@@ -50,6 +48,7 @@ import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.search.MeterNotFoundException;
 import io.micrometer.core.instrument.search.Search;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -67,7 +66,6 @@ import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.mockito.Mockito.mock;
 
 /**
  * The Micrometer meters of delayed tasks after real runs on a real Redis: counters by
@@ -119,62 +117,66 @@ class DelayedTaskMetricsIntegrationTests {
 				assertThat(scheduler.submit(later).outcome()).isEqualTo(ScheduleResult.Outcome.CREATED);
 				assertThat(scheduler.submit(later).outcome()).isEqualTo(ScheduleResult.Outcome.EXISTING);
 				assertThat(scheduler.cancel(queue, TaskId.of("m-counts-later"))).isTrue();
-				await().atMost(WAIT)
-					.until(() -> count(meters, "delayed.tasks.succeeded", queue) == 2
-							&& count(meters, "delayed.tasks.dead.lettered", queue) == 1);
-				Thread.sleep(300);
 				String handler = queue + "-handler";
 				Tags handlerTags = Tags.of("queue", queue, "handler", handler);
-				assertThat(meters.get("delayed.tasks.scheduled")
-					.tags("queue", queue, "outcome", "created")
-					.counter()
-					.count()).isEqualTo(4);
-				assertThat(meters.get("delayed.tasks.scheduled")
-					.tags("queue", queue, "outcome", "existing")
-					.counter()
-					.count()).isEqualTo(1);
-				assertThat(meters.get("delayed.tasks.started").tags(handlerTags).counter().count()).isEqualTo(4);
-				assertThat(meters.get("delayed.tasks.succeeded").tags(handlerTags).counter().count()).isEqualTo(2);
-				assertThat(meters.get("delayed.tasks.retried").tags(handlerTags).counter().count()).isEqualTo(1);
-				assertThat(meters.get("delayed.tasks.dead.lettered")
-					.tags(handlerTags)
-					.tag("reason", "non-retryable")
-					.counter()
-					.count()).isEqualTo(1);
-				assertThat(meters.get("delayed.tasks.cancelled").tags("queue", queue).counter().count()).isEqualTo(1);
-				assertThat(meters.find("delayed.tasks.stale").tag("queue", queue).counters()).isEmpty();
-				// Every counter of a handler run has exactly the queue and handler tags
-				// (and the reason for dead letters).
-				for (String name : List.of("started", "succeeded", "retried")) {
-					assertThat(meters.find("delayed.tasks." + name).tag("queue", queue).counters()).singleElement()
-						.satisfies((counter) -> assertThat(counter.getId().getTags())
-							.containsExactlyInAnyOrderElementsOf(handlerTags));
-				}
-				Timer lateness = meters.get("delayed.tasks.lateness").tags("queue", queue).timer();
-				assertThat(lateness.getId().getTags())
-					.containsExactly(io.micrometer.core.instrument.Tag.of("queue", queue));
-				assertThat(lateness.count()).isEqualTo(4);
-				// Retries wait 100 ms in the scheduled set, but lateness counts from the
-				// due time: every run started within a second of it.
-				assertThat(lateness.max(TimeUnit.MILLISECONDS)).isLessThan(1000);
-				Timer endToEnd = meters.get("delayed.tasks.end.to.end").tags("queue", queue).timer();
-				assertThat(endToEnd.count()).isEqualTo(2);
-				// The flaky task's end-to-end time spans its retry back-off.
-				assertThat(endToEnd.max(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(100);
-				// Run time comes from the run observation only: one timer, one sample a
-				// run.
-				Collection<Timer> runTimers = meters.find("delayed.tasks.run").tag("queue", queue).timers();
-				assertThat(runTimers.stream().mapToLong(Timer::count).sum()).isEqualTo(4);
-				assertThat(runTimers).allSatisfy((timer) -> {
-					assertThat(timer.getId().getTag("handler")).isEqualTo(handler);
-					assertThat(timer.getId().getTag("outcome")).isIn("success", "failure");
+				// Every meter of the four runs is recorded, the last ones just after the
+				// outcome counters (a meter not registered yet is looked up again).
+				await().atMost(WAIT).ignoreExceptionsInstanceOf(MeterNotFoundException.class).untilAsserted(() -> {
+					assertThat(meters.get("delayed.tasks.scheduled")
+						.tags("queue", queue, "outcome", "created")
+						.counter()
+						.count()).isEqualTo(4);
+					assertThat(meters.get("delayed.tasks.scheduled")
+						.tags("queue", queue, "outcome", "existing")
+						.counter()
+						.count()).isEqualTo(1);
+					assertThat(meters.get("delayed.tasks.started").tags(handlerTags).counter().count()).isEqualTo(4);
+					assertThat(meters.get("delayed.tasks.succeeded").tags(handlerTags).counter().count()).isEqualTo(2);
+					assertThat(meters.get("delayed.tasks.retried").tags(handlerTags).counter().count()).isEqualTo(1);
+					assertThat(meters.get("delayed.tasks.dead.lettered")
+						.tags(handlerTags)
+						.tag("reason", "non-retryable")
+						.counter()
+						.count()).isEqualTo(1);
+					assertThat(meters.get("delayed.tasks.cancelled").tags("queue", queue).counter().count())
+						.isEqualTo(1);
+					assertThat(meters.find("delayed.tasks.stale").tag("queue", queue).counters()).isEmpty();
+					// Every counter of a handler run has exactly the queue and handler
+					// tags
+					// (and the reason for dead letters).
+					for (String name : List.of("started", "succeeded", "retried")) {
+						assertThat(meters.find("delayed.tasks." + name).tag("queue", queue).counters()).singleElement()
+							.satisfies((counter) -> assertThat(counter.getId().getTags())
+								.containsExactlyInAnyOrderElementsOf(handlerTags));
+					}
+					Timer lateness = meters.get("delayed.tasks.lateness").tags("queue", queue).timer();
+					assertThat(lateness.getId().getTags())
+						.containsExactly(io.micrometer.core.instrument.Tag.of("queue", queue));
+					assertThat(lateness.count()).isEqualTo(4);
+					// Retries wait 100 ms in the scheduled set, but lateness counts from
+					// the
+					// due time: every run started within a second of it.
+					assertThat(lateness.max(TimeUnit.MILLISECONDS)).isLessThan(1000);
+					Timer endToEnd = meters.get("delayed.tasks.end.to.end").tags("queue", queue).timer();
+					assertThat(endToEnd.count()).isEqualTo(2);
+					// The flaky task's end-to-end time spans its retry back-off.
+					assertThat(endToEnd.max(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(100);
+					// Run time comes from the run observation only: one timer, one sample
+					// a
+					// run.
+					Collection<Timer> runTimers = meters.find("delayed.tasks.run").tag("queue", queue).timers();
+					assertThat(runTimers.stream().mapToLong(Timer::count).sum()).isEqualTo(4);
+					assertThat(runTimers).allSatisfy((timer) -> {
+						assertThat(timer.getId().getTag("handler")).isEqualTo(handler);
+						assertThat(timer.getId().getTag("outcome")).isIn("success", "failure");
+					});
+					assertThat(runCount(meters, queue, "success")).isEqualTo(2);
+					assertThat(runCount(meters, queue, "failure")).isEqualTo(2);
+					assertThat(timerNames(meters, queue)).containsExactlyInAnyOrder("delayed.tasks.run",
+							"delayed.tasks.lateness", "delayed.tasks.end.to.end", "delayed.tasks.schedule");
+					assertThat(meters.getMeters()).map((meter) -> meter.getId().getName())
+						.allSatisfy((name) -> assertThat(name).doesNotContain("run.time").doesNotContain("duration"));
 				});
-				assertThat(runCount(meters, queue, "success")).isEqualTo(2);
-				assertThat(runCount(meters, queue, "failure")).isEqualTo(2);
-				assertThat(timerNames(meters, queue)).containsExactlyInAnyOrder("delayed.tasks.run",
-						"delayed.tasks.lateness", "delayed.tasks.end.to.end", "delayed.tasks.schedule");
-				assertThat(meters.getMeters()).map((meter) -> meter.getId().getName())
-					.allSatisfy((name) -> assertThat(name).doesNotContain("run.time").doesNotContain("duration"));
 			});
 	}
 
@@ -197,15 +199,17 @@ class DelayedTaskMetricsIntegrationTests {
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 				scheduler.enqueue(queue, new Command("succeed"));
 				scheduler.enqueue(queue, new Command("fail-once"));
-				await().atMost(WAIT).until(() -> count(meters, "delayed.tasks.succeeded", queue) == 2);
-				Thread.sleep(300);
-				Collection<Timer> runTimers = meters.find("delayed.tasks.run").tag("queue", queue).timers();
-				assertThat(runTimers).isNotEmpty()
-					.allSatisfy((timer) -> assertThat(timer.getId().getTag("handler")).isEqualTo(queue + "-handler"));
-				assertThat(runTimers.stream().mapToLong(Timer::count).sum()).isEqualTo(3);
-				assertThat(meters.get("delayed.tasks.started").tag("queue", queue).counter().count()).isEqualTo(3);
-				assertThat(timerNames(meters, queue)).containsExactlyInAnyOrder("delayed.tasks.run",
-						"delayed.tasks.lateness", "delayed.tasks.end.to.end", "delayed.tasks.schedule");
+				await().atMost(WAIT).ignoreExceptionsInstanceOf(MeterNotFoundException.class).untilAsserted(() -> {
+					Collection<Timer> runTimers = meters.find("delayed.tasks.run").tag("queue", queue).timers();
+					assertThat(runTimers).isNotEmpty()
+						.allSatisfy(
+								(timer) -> assertThat(timer.getId().getTag("handler")).isEqualTo(queue + "-handler"));
+					assertThat(runTimers.stream().mapToLong(Timer::count).sum()).isEqualTo(3);
+					assertThat(meters.get("delayed.tasks.started").tag("queue", queue).counter().count()).isEqualTo(3);
+					assertThat(count(meters, "delayed.tasks.succeeded", queue)).isEqualTo(2);
+					assertThat(timerNames(meters, queue)).containsExactlyInAnyOrder("delayed.tasks.run",
+							"delayed.tasks.lateness", "delayed.tasks.end.to.end", "delayed.tasks.schedule");
+				});
 			});
 	}
 
@@ -269,22 +273,6 @@ class DelayedTaskMetricsIntegrationTests {
 	}
 
 	@Test
-	void staleAcknowledgementCallbackCountsByQueueAndHandler() {
-		// The listener callback alone, as the completion path calls it.
-		SimpleMeterRegistry meters = new SimpleMeterRegistry();
-		QueueSnapshots snapshots = new QueueSnapshots(mock(RedisQueueStats.class), mock(QueueIndex.class), Set::of,
-				Duration.ofHours(1));
-		DelayedTaskMetrics metrics = new DelayedTaskMetrics(snapshots, (queue) -> queue + "-h");
-		metrics.bindTo(meters);
-		TaskContext context = new TaskContext(TaskId.of("t-1"), "direct", 1, 2, java.time.Instant.EPOCH,
-				java.time.Instant.EPOCH, java.time.Instant.EPOCH, Map.of(), "token");
-		metrics.staleAcknowledgement(context);
-		metrics.staleAcknowledgement(context);
-		assertThat(meters.get("delayed.tasks.stale").tags("queue", "direct", "handler", "direct-h").counter().count())
-			.isEqualTo(2);
-	}
-
-	@Test
 	void queueGaugesReadTheBackgroundSnapshotNotRedis() {
 		String handled = "m-gauges";
 		String idle = "m-gauges-idle";
@@ -342,7 +330,9 @@ class DelayedTaskMetricsIntegrationTests {
 		String queue = "m-redis-gone";
 		RedisServer server = RedisServers.fromEnvironment().startPrivate(RedisKind.ANY, List.of());
 		try (server) {
-			runner(server.url(), this.redis.keyPrefix()).withPropertyValues("spring.data.redis.timeout=500ms")
+			// A Redis call would wait out the 3 s command timeout for a server that is
+			// gone.
+			runner(server.url(), this.redis.keyPrefix()).withPropertyValues("spring.data.redis.timeout=3s")
 				.run((context) -> {
 					MeterRegistry meters = context.getBean(MeterRegistry.class);
 					DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
@@ -365,7 +355,7 @@ class DelayedTaskMetricsIntegrationTests {
 					assertThat(sizes).containsExactlyInAnyOrderEntriesOf(
 							Map.of("scheduled", 1.0, "ready", 2.0, "active", 0.0, "dead", 0.0));
 					assertThat(age).isEqualTo(snapshots.current().get(queue).oldestReadyAge().toMillis() / 1000.0);
-					assertThat(tookMillis).isLessThan(100);
+					assertThat(tookMillis).isLessThan(1000);
 					// No refresh has succeeded since Redis went away: the gauges answered
 					// from the last snapshot taken before.
 					assertThat(snapshots.refreshedAt()).isNotNull().isBeforeOrEqualTo(gone);

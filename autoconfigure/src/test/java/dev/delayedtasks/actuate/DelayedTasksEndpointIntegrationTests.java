@@ -367,11 +367,15 @@ class DelayedTasksEndpointIntegrationTests {
 			assertThat(describe(endpoint, queue).paused()).isTrue();
 			TaskId ready = scheduler.enqueue(queue, new Job("succeed", "a"));
 			TaskId due = scheduler.schedule(queue, new Job("succeed", "b"), Duration.ofMillis(200));
-			Thread.sleep(1000);
-			assertThat(handler.runs).isEmpty();
-			assertThat(scheduler.find(queue, ready)).map(TaskInfo::state).hasValue(TaskState.READY);
 			// Scheduled tasks still become ready while the queue is paused.
-			assertThat(scheduler.find(queue, due)).map(TaskInfo::state).hasValue(TaskState.READY);
+			await().atMost(WAIT)
+				.untilAsserted(
+						() -> assertThat(scheduler.find(queue, due)).map(TaskInfo::state).hasValue(TaskState.READY));
+			// Longer than a dispatcher's block (1 s): not claimed on a wake token nor on
+			// a
+			// block timeout.
+			await().during(Duration.ofMillis(1500)).atMost(WAIT).until(handler.runs::isEmpty);
+			assertThat(scheduler.find(queue, ready)).map(TaskInfo::state).hasValue(TaskState.READY);
 			assertThat(describe(endpoint, queue).ready()).isEqualTo(2);
 			assertThat(endpoint.queueAction(queue, "resume")).isEqualTo(new ActionDescriptor(queue, null, "resume", 1));
 			assertThat(control.isPaused(queue)).isFalse();

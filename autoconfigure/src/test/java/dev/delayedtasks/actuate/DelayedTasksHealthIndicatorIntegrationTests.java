@@ -1,7 +1,6 @@
 package dev.delayedtasks.actuate;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,8 +42,6 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.mockito.BDDMockito.given;
-import static org.mockito.Mockito.mock;
 
 /**
  * The {@code delayedTasks} health indicator on real handlers and a real Redis: UP while
@@ -148,8 +145,10 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 					scheduler.enqueue(orphan, "nobody runs me");
 					scheduler.enqueue(orphan, "nor me");
 					DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
+					// A snapshot taken after both enqueues.
 					Health health = awaitHealth(indicator,
 							(candidate) -> readyWithoutHandler(candidate).contains(orphan)
+									&& Long.valueOf(2).equals(queueDetails(candidate, orphan).get("ready"))
 									&& queueDetails(candidate, handledElsewhere) != null
 									&& Long.valueOf(1).equals(queueDetails(candidate, handledElsewhere).get("ready")));
 					assertThat(health.getStatus()).isEqualTo(Status.UP);
@@ -180,16 +179,16 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 				}
 				scheduler.scheduleAll(backlog);
 				scheduler.scheduleAll(orphans);
-				Thread.sleep(500);
 				DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
+				// A snapshot taken once the backlog has waited half a second.
 				Health health = awaitHealth(indicator,
 						(candidate) -> queueDetails(candidate, queue) != null
 								&& Long.valueOf(2000).equals(queueDetails(candidate, queue).get("ready"))
+								&& Duration.parse((String) queueDetails(candidate, queue).get("oldestReadyAge"))
+									.compareTo(Duration.ofMillis(500)) >= 0
 								&& queueDetails(candidate, orphan) != null
 								&& Long.valueOf(2000).equals(queueDetails(candidate, orphan).get("ready")));
 				assertThat(health.getStatus()).isEqualTo(Status.UP);
-				assertThat(Duration.parse((String) queueDetails(health, queue).get("oldestReadyAge")))
-					.isGreaterThanOrEqualTo(Duration.ofMillis(500));
 				assertThat(readyWithoutHandler(health)).contains(orphan).doesNotContain(queue);
 				// From the snapshot: a check takes no Redis round trip, however long the
 				// queues.
@@ -263,7 +262,9 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 		String queue = "h-redis-gone";
 		RedisServer server = RedisServers.fromEnvironment().startPrivate(RedisKind.ANY, List.of());
 		try (server) {
-			runner(server.url()).withPropertyValues("test.queue=" + queue, "spring.data.redis.timeout=500ms")
+			// A Redis call would wait out the 3 s command timeout for a server that is
+			// gone.
+			runner(server.url()).withPropertyValues("test.queue=" + queue, "spring.data.redis.timeout=3s")
 				.withUserConfiguration(HealthHandler.class)
 				.run((context) -> {
 					DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
@@ -273,7 +274,7 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 					Thread.sleep(1500);
 					long started = System.nanoTime();
 					Health health = indicator.health();
-					assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(200));
+					assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(1));
 					assertThat(health.getStatus()).isEqualTo(Status.UP);
 					assertThat(queueDetails(health, queue)).containsEntry("handler", queue + "-handler");
 				});
@@ -329,28 +330,6 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 	}
 
 	@Test
-	void downWhenAHandledQueueHasHadNoTimerOwnerForLongerThanTheTolerance() throws Exception {
-		QueueSnapshots snapshots = mock(QueueSnapshots.class);
-		DelayedTaskHandlerRegistry registry = runningRegistry("h-ownerless");
-		given(snapshots.current()).willReturn(Map.of("h-ownerless", stats("h-ownerless", null)));
-		// Snapshots keep being refreshed.
-		given(snapshots.refreshedAt()).willAnswer((invocation) -> Instant.now());
-		DelayedTasksHealthIndicator indicator = new DelayedTasksHealthIndicator(snapshots, registry,
-				Duration.ofMillis(200));
-		// A takeover under way: UP for a while.
-		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
-		Thread.sleep(300);
-		Health health = indicator.health();
-		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-		assertThat(queueDetails(health, "h-ownerless")).containsKey("problem");
-		// An owner again: UP, and the clock starts again next time.
-		given(snapshots.current()).willReturn(Map.of("h-ownerless", stats("h-ownerless", "instance-2")));
-		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
-		given(snapshots.current()).willReturn(Map.of("h-ownerless", stats("h-ownerless", null)));
-		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
-	}
-
-	@Test
 	void handlerStartedBetweenTwoSnapshotsIsNotDownWhileTheSnapshotPredatesItsTimer() {
 		String queue = "h-late-start";
 		// The snapshot is refreshed less often than the ownerless tolerance (3 x 1 s).
@@ -377,57 +356,6 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 				snapshots.refresh();
 				assertThat(queueDetails(indicator.health(), queue).get("timerOwner")).isNotEqualTo("none");
 			});
-	}
-
-	@Test
-	void snapshotThatCannotBeRefreshedDoesNotTurnATakeoverDown() throws Exception {
-		QueueSnapshots snapshots = mock(QueueSnapshots.class);
-		DelayedTaskHandlerRegistry registry = runningRegistry("h-frozen");
-		Instant refreshedAt = Instant.now();
-		given(snapshots.current()).willReturn(Map.of("h-frozen", stats("h-frozen", null)));
-		given(snapshots.refreshedAt()).willReturn(refreshedAt);
-		DelayedTasksHealthIndicator indicator = new DelayedTasksHealthIndicator(snapshots, registry,
-				Duration.ofMillis(200));
-		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
-		Thread.sleep(300);
-		// No newer snapshot (Redis is unreachable): nothing says the takeover failed.
-		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
-	}
-
-	@Test
-	void ownerlessClockStartsAgainWhenAStoppedHandlerRunsAgain() throws Exception {
-		QueueSnapshots snapshots = mock(QueueSnapshots.class);
-		DelayedTaskHandlerRegistry registry = runningRegistry("h-restarted");
-		HandlerContainer handler = registry.getHandlers().iterator().next();
-		given(snapshots.current()).willReturn(Map.of("h-restarted", stats("h-restarted", null)));
-		given(snapshots.refreshedAt()).willAnswer((invocation) -> Instant.now());
-		DelayedTasksHealthIndicator indicator = new DelayedTasksHealthIndicator(snapshots, registry,
-				Duration.ofMillis(200));
-		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
-		given(handler.isRunning()).willReturn(false);
-		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
-		Thread.sleep(300);
-		given(handler.isRunning()).willReturn(true);
-		// Handled again just now: a takeover under way, not one that failed.
-		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
-		Thread.sleep(300);
-		assertThat(indicator.health().getStatus()).isEqualTo(Status.DOWN);
-	}
-
-	private static DelayedTaskHandlerRegistry runningRegistry(String queue) {
-		DelayedTaskHandlerRegistry registry = mock(DelayedTaskHandlerRegistry.class);
-		HandlerContainer handler = mock(HandlerContainer.class);
-		given(handler.queue()).willReturn(queue);
-		given(handler.id()).willReturn(queue + "-handler");
-		given(handler.isRunning()).willReturn(true);
-		given(registry.isRunning()).willReturn(true);
-		given(registry.getHandlers()).willReturn(List.of(handler));
-		return registry;
-	}
-
-	private static QueueStats stats(String queue, String timerOwner) {
-		return new QueueStats(queue, System.currentTimeMillis(), 0, 0, 0, 0, -1, -1, timerOwner, 1000, false, "1",
-				Map.of());
 	}
 
 	private static Health awaitHealth(DelayedTasksHealthIndicator indicator, Predicate<Health> condition) {

@@ -150,7 +150,9 @@ class ClusterIntegrationTests {
 
 	@Test
 	void eachDispatcherBlocksOnTheMasterOwningItsQueue() {
-		this.runner.run((context) -> {
+		// Idle dispatchers block 10 s: a task that waited for a block to end, instead of
+		// waking the dispatcher blocked on its master, would be seconds late.
+		this.runner.withPropertyValues("delayed-tasks.worker.block-timeout=10s").run((context) -> {
 			DeployHandlers handlers = context.getBean(DeployHandlers.class);
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			Map<String, Integer> owners = owners();
@@ -163,7 +165,7 @@ class ClusterIntegrationTests {
 			// its wake token reached the dispatcher blocked on the owning master.
 			for (String queue : QUEUES) {
 				TaskId id = scheduler.enqueue(queue, new Command("succeed"));
-				await().atMost(Duration.ofMillis(900)).until(() -> handlers.runs(queue, id).size() == 1);
+				await().atMost(Duration.ofSeconds(5)).until(() -> handlers.runs(queue, id).size() == 1);
 			}
 		});
 	}

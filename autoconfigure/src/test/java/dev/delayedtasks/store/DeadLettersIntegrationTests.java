@@ -31,6 +31,12 @@ class DeadLettersIntegrationTests {
 
 	private static final String SECRET = "card-4111-1111-1111-1111";
 
+	/**
+	 * The dead-letter max age of the trimming tests: long enough that the dead letters
+	 * made one after another, on a loaded machine, are all younger than it.
+	 */
+	private static final Duration MAX_AGE = Duration.ofSeconds(2);
+
 	private TestRedis testRedis;
 
 	private StoreFixture fixture;
@@ -251,12 +257,12 @@ class DeadLettersIntegrationTests {
 
 	@Test
 	void deadLetteringTrimsDeadLettersOverTheMaxAge() {
-		StoreFixture young = fixture(100, Duration.ofMillis(200));
+		StoreFixture young = fixture(100, MAX_AGE);
 		String queue = "dl-trim-age";
 		PartitionProbe probe = probe(young, queue);
 		TaskId old = deadLetters(young, queue, 1).get(0);
 		long oldAt = probe.dead().get(old.value());
-		probe.awaitAfter(oldAt + 200);
+		probe.awaitAfter(oldAt + MAX_AGE.toMillis());
 		TaskId fresh = deadLetters(young, queue, 1).get(0);
 		assertThat(probe.dead()).containsOnlyKeys(fresh.value());
 		assertThat(probe.taskKeys(old.value())).isEmpty();
@@ -265,11 +271,13 @@ class DeadLettersIntegrationTests {
 
 	@Test
 	void trimDeletesDeadLettersOverTheMaxAge() {
-		StoreFixture young = fixture(100, Duration.ofMillis(200));
+		StoreFixture young = fixture(100, MAX_AGE);
 		String queue = "dl-trim-age-explicit";
 		PartitionProbe probe = probe(young, queue);
 		List<TaskId> ids = deadLetters(young, queue, 2);
-		probe.awaitAfter(probe.dead().values().stream().mapToLong(Long::longValue).max().getAsLong() + 200);
+		assertThat(probe.dead()).as("both dead letters younger than the max age").hasSize(2);
+		probe.awaitAfter(
+				probe.dead().values().stream().mapToLong(Long::longValue).max().getAsLong() + MAX_AGE.toMillis());
 		assertThat(young.deadLetters.trim(queue)).isEqualTo(2);
 		assertThat(probe.dead()).isEmpty();
 		ids.forEach((id) -> assertThat(probe.taskKeys(id.value())).isEmpty());

@@ -114,7 +114,7 @@ class FailureReasonScriptTests {
 	}
 
 	private static Map<String, String> reasonConstants() {
-		Matcher line = CONSTANTS.matcher(new ScriptHeaderTests.LuaFile(reasonsInclude()).code);
+		Matcher line = CONSTANTS.matcher(new LuaFile(reasonsInclude()).code);
 		assertThat(line.find()).as("a 'local NAME, ... = 'value', ...' line in includes/reasons.lua").isTrue();
 		List<String> names = Arrays.stream(line.group(1).split(",")).map(String::trim).toList();
 		List<String> values = Arrays.stream(line.group(2).split(","))
@@ -132,7 +132,7 @@ class FailureReasonScriptTests {
 	/** The script as Redis gets it, without comments and without the reasons include. */
 	private static String codeWithoutReasons(Script script) {
 		String inlined = StoreScripts.source(script).replace(reasonsInclude(), "");
-		return new ScriptHeaderTests.LuaFile(inlined).code;
+		return new LuaFile(inlined).code;
 	}
 
 	private static String reasonsInclude() {

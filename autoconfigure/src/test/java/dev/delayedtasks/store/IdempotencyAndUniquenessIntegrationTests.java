@@ -357,15 +357,17 @@ class IdempotencyAndUniquenessIntegrationTests {
 	@Test
 	void expiredUniqueWindowLetsNewTaskIn() {
 		PartitionProbe probe = probe("uniq-expired");
+		// Long enough that the second request, on a loaded machine, is still inside it.
+		Duration window = Duration.ofSeconds(2);
 		TaskRequest request = TaskRequest.of("uniq-expired", Map.of("v", 1))
 			.uniqueKey("short")
-			.uniqueFor(Duration.ofMillis(150))
+			.uniqueFor(window)
 			.delay(Duration.ofHours(1));
 		ScheduleResult first = this.fixture.scheduler.submit(request);
 		assertThat(this.fixture.scheduler.submit(request).outcome()).isEqualTo(Outcome.DUPLICATE);
 		// Redis expires a key only once its deadline has passed: wait clear of the
 		// boundary.
-		probe.awaitAfter(first.dueAt().minus(Duration.ofHours(1)).toEpochMilli() + 160);
+		probe.awaitAfter(first.dueAt().minus(Duration.ofHours(1)).toEpochMilli() + window.toMillis() + 10);
 		ScheduleResult next = this.fixture.scheduler.submit(request);
 		assertThat(next.outcome()).isEqualTo(Outcome.CREATED);
 		assertThat(next.id()).isNotEqualTo(first.id());

@@ -26,7 +26,7 @@ class QueueCounterTests {
 	void everyFieldTheScriptsCountIsACounterAndEveryCounterIsCountedByAScript() {
 		Set<String> counted = new TreeSet<>();
 		for (Script script : Script.values()) {
-			Matcher field = COUNTED.matcher(new ScriptHeaderTests.LuaFile(StoreScripts.source(script)).code);
+			Matcher field = COUNTED.matcher(new LuaFile(StoreScripts.source(script)).code);
 			while (field.find()) {
 				counted.add((field.group(1) != null) ? field.group(1) : field.group(2));
 			}

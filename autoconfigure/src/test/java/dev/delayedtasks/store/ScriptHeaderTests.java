@@ -1,39 +1,21 @@
 package dev.delayedtasks.store;
 
-import io.micrometer.observation.ObservationRegistry;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
-import dev.delayedtasks.DelayedTaskListener;
-import dev.delayedtasks.FailureReason;
-import dev.delayedtasks.TaskId;
-import dev.delayedtasks.TaskRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.catchThrowable;
-import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.ArgumentMatchers.anyList;
-import static org.mockito.ArgumentMatchers.anyString;
-import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.atLeastOnce;
 import static org.mockito.Mockito.clearInvocations;
 import static org.mockito.Mockito.mock;
@@ -41,20 +23,17 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.verifyNoInteractions;
 
 /**
- * Checks every Lua script's header and prologue against the rules of the script contract,
- * and that the Java callers pass the keys each header declares, in its order. The header
- * is read from the script's file; what the script does (commands, {@code KEYS} indexes,
- * {@code TIME}) from its text as sent to Redis, with its includes inlined.
+ * Checks every Lua script's header and prologue against the rules of the script contract.
+ * The header is read from the script's file; what the script does (commands, {@code KEYS}
+ * indexes, {@code TIME}) from its text as sent to Redis, with its includes inlined.
+ * {@link ScriptRepliesIntegrationTests} checks the keys the Java callers pass and the
+ * replies the scripts give against each header, on a real Redis.
  */
 class ScriptHeaderTests {
 
 	private static final Pattern KEYS_LINE = Pattern.compile("^-- keys: fixed=(\\d+) per-item=(\\d+)$");
 
 	private static final Pattern KEYS_TITLE = Pattern.compile("KEYS \\(fixed (\\d+), per item (\\d+)\\)");
-
-	private static final Pattern NUMBERED_KEY = Pattern.compile("^--\\s+(\\d+)\\s+(\\S+)\\s");
-
-	private static final Pattern PER_ITEM_KEY = Pattern.compile("\\b([a-z]+):<[a-z]+>");
 
 	private static final Pattern TIME_CALL = Pattern.compile("redis\\.p?call\\(\\s*['\"]TIME['\"]");
 
@@ -262,89 +241,6 @@ class ScriptHeaderTests {
 		verify(connectionFactory, atLeastOnce()).getConnection();
 	}
 
-	@Test
-	void theJavaCallersPassTheKeysEachHeaderDeclaresInItsOrder() {
-		StoreSettings settings = StoreFixture.settings("dt", Duration.ofSeconds(2), Duration.ofMillis(500));
-		RecordingScripts recording = new RecordingScripts();
-		RedisTaskStore store = new RedisTaskStore(recording.scripts, settings);
-		RedisDelayedTaskScheduler scheduler = new RedisDelayedTaskScheduler(recording.scripts, settings,
-				new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64)), mock(QueueIndex.class), (queue) -> 3,
-				2, new DelayedTaskListener() {
-				}, ObservationRegistry.NOOP, null);
-		RedisDeadLetters deadLetters = new RedisDeadLetters(recording.scripts, settings);
-		Lease plain = new Lease(TaskId.of("t1"), "n:1", null);
-		Lease unique = new Lease(TaskId.of("t2"), "n:2", "digest0123456789");
-
-		store.claim("q", 3, "nonce");
-		store.promote("q", "owner", Duration.ofSeconds(3));
-		store.resignTimer("q", "owner");
-		store.ack("q", List.of(plain));
-		store.ack("q", List.of(plain, unique, plain));
-		store.fail("q", plain, new TaskFailure(Duration.ofSeconds(1), FailureReason.NON_RETRYABLE, "E", "m"));
-		store.fail("q", unique, new TaskFailure(null, FailureReason.NON_RETRYABLE, "E", "m"));
-		store.extend("q", List.of(plain));
-		store.extend("q", List.of(plain, unique));
-		store.release("q", List.of(unique));
-		store.release("q", List.of(plain, unique));
-		store.recover("q", List.of("n.1", "n.2"));
-		scheduler.submit(TaskRequest.of("q", "p"));
-		scheduler.submit(TaskRequest.of("q", "p").uniqueFor(Duration.ofSeconds(5)).id("given"));
-		scheduler.scheduleAll(List.of(TaskRequest.of("q", 1), TaskRequest.of("r", 2), TaskRequest.of("q", 3),
-				TaskRequest.of("q", 4).uniqueKey("k").uniqueFor(Duration.ofMinutes(1))));
-		scheduler.cancel("q", TaskId.of("t1"));
-		scheduler.reschedule("q", TaskId.of("t1"), Duration.ofSeconds(1));
-		scheduler.reschedule("q", TaskId.of("t1"), Instant.now());
-		deadLetters.redrive("q", TaskId.of("t1"));
-		deadLetters.redriveAll("q");
-		deadLetters.purge("q");
-		deadLetters.trim("q");
-		new RedisQueueStats(recording.scripts, settings).read("q");
-
-		Set<Script> called = EnumSet.noneOf(Script.class);
-		for (RecordingScripts.Call call : recording.calls) {
-			called.add(call.script());
-			checkKeys(call, settings.keys(call.queue()));
-		}
-		assertThat(called).as("scripts called from Java").containsAll(EnumSet.allOf(Script.class));
-		List<Integer> enqueueKeyCounts = recording.calls.stream()
-			.filter((call) -> call.script() == Script.ENQUEUE)
-			.map((call) -> call.keys().size())
-			.toList();
-		assertThat(enqueueKeyCounts).as("enqueue batches of at most 2 items, per queue")
-			.containsExactly(6 + 3, 6 + 3, 6 + 3 * 2, 6 + 3, 6 + 3);
-	}
-
-	private static void checkKeys(RecordingScripts.Call call, PartitionKeys keys) {
-		Script script = call.script();
-		String where = script.fileName() + " called with " + call.keys();
-		assertThat(script.acceptsKeyCount(call.keys().size())).as(where).isTrue();
-		for (String key : call.keys()) {
-			assertThat(key).as("key of one partition in %s", where).startsWith(keys.base());
-		}
-		LuaFile file = LuaFile.load(script);
-		if (file.header.stream().anyMatch((line) -> BASE_ARGUMENT.matcher(line).find())) {
-			assertThat(call.args().get(0)).as("ARGV[1] (base) of %s", where).isEqualTo(keys.base());
-		}
-		List<String> fixed = file.fixedKeyNames();
-		List<String> perItem = file.perItemKeyNames();
-		for (int i = 0; i < call.keys().size(); i++) {
-			String expected = (i < script.fixedKeys()) ? fixed.get(i)
-					: perItem.get((i - script.fixedKeys()) % script.keysPerItem());
-			assertThat(shape(call.keys().get(i).substring(keys.base().length())))
-				.as("key %d of %s (header says %s)", i + 1, where, expected)
-				.isEqualTo(shape(expected));
-		}
-	}
-
-	/**
-	 * The shape of a key suffix: {@code t:abc} and the header's {@code t:<id>} are both
-	 * {@code t:*}.
-	 */
-	private static String shape(String suffix) {
-		int colon = suffix.indexOf(':');
-		return (colon < 0) ? suffix : suffix.substring(0, colon) + ":*";
-	}
-
 	private static int count(Pattern pattern, String text) {
 		Matcher matcher = pattern.matcher(text);
 		int count = 0;
@@ -352,197 +248,6 @@ class ScriptHeaderTests {
 			count++;
 		}
 		return count;
-	}
-
-	/**
-	 * A script file: its leading comment block, and its code with comments removed.
-	 */
-	static final class LuaFile {
-
-		final String text;
-
-		final List<String> header;
-
-		final String code;
-
-		LuaFile(String text) {
-			this.text = text;
-			List<String> lines = text.lines().toList();
-			List<String> headerLines = new ArrayList<>();
-			for (String line : lines) {
-				if (!line.startsWith("--")) {
-					break;
-				}
-				headerLines.add(line);
-			}
-			this.header = headerLines;
-			this.code = stripComments(text);
-		}
-
-		/**
-		 * The script as sent to Redis, with its includes inlined.
-		 */
-		static LuaFile inlined(Script script) {
-			return new LuaFile(StoreScripts.source(script));
-		}
-
-		/**
-		 * The script's file, as written (its header is only there).
-		 */
-		static LuaFile load(Script script) {
-			try (InputStream in = StoreScripts.class.getResourceAsStream(script.fileName())) {
-				assertThat(in).as(script.fileName()).isNotNull();
-				return new LuaFile(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-			}
-			catch (IOException ex) {
-				throw new IllegalStateException(ex);
-			}
-		}
-
-		String firstStatement() {
-			return this.text.lines()
-				.skip(this.header.size())
-				.map(String::trim)
-				.filter((line) -> !line.isEmpty() && !line.startsWith("--"))
-				.findFirst()
-				.orElse("");
-		}
-
-		/**
-		 * The numbered fixed keys of the header ({@code --   3 lease  ZSET ...}), checked
-		 * to be numbered 1, 2, 3 ... in order.
-		 */
-		List<String> fixedKeyNames() {
-			List<String> names = new ArrayList<>();
-			boolean inKeys = false;
-			for (String line : this.header) {
-				if (KEYS_TITLE.matcher(line).find()) {
-					inKeys = true;
-					continue;
-				}
-				if (inKeys && (line.startsWith("-- ARGV") || line.startsWith("--   per item")
-						|| line.startsWith("--   derived"))) {
-					break;
-				}
-				Matcher numbered = NUMBERED_KEY.matcher(line);
-				if (inKeys && numbered.find()) {
-					assertThat(Integer.parseInt(numbered.group(1))).as(line).isEqualTo(names.size() + 1);
-					names.add(numbered.group(2));
-				}
-			}
-			return names;
-		}
-
-		/**
-		 * The per-item keys of the header ({@code --   per item: t:<id> HASH task, ...}).
-		 */
-		List<String> perItemKeyNames() {
-			List<String> names = new ArrayList<>();
-			for (String line : this.header) {
-				if (line.startsWith("--   per item:")) {
-					Matcher key = PER_ITEM_KEY.matcher(line);
-					while (key.find()) {
-						names.add(key.group());
-					}
-				}
-			}
-			return names;
-		}
-
-		private static String stripComments(String text) {
-			StringBuilder out = new StringBuilder();
-			int i = 0;
-			char quote = 0;
-			while (i < text.length()) {
-				char c = text.charAt(i);
-				if (quote != 0) {
-					out.append(c);
-					if (c == '\\' && i + 1 < text.length()) {
-						out.append(text.charAt(i + 1));
-						i += 2;
-						continue;
-					}
-					if (c == quote) {
-						quote = 0;
-					}
-					i++;
-				}
-				else if (c == '\'' || c == '"') {
-					quote = c;
-					out.append(c);
-					i++;
-				}
-				else if (text.startsWith("--[[", i)) {
-					int end = text.indexOf("]]", i + 4);
-					i = (end < 0) ? text.length() : end + 2;
-				}
-				else if (text.startsWith("--", i)) {
-					int end = text.indexOf('\n', i);
-					i = (end < 0) ? text.length() : end;
-				}
-				else {
-					out.append(c);
-					i++;
-				}
-			}
-			return out.toString();
-		}
-
-	}
-
-	/**
-	 * A mocked {@link StoreScripts} that records each call and answers with a well-formed
-	 * reply.
-	 */
-	static final class RecordingScripts {
-
-		final List<Call> calls = new ArrayList<>();
-
-		final StoreScripts scripts = mock(StoreScripts.class);
-
-		RecordingScripts() {
-			given(this.scripts.run(any(), anyList(), anyList(), anyString(), any())).willAnswer((invocation) -> {
-				Script script = invocation.getArgument(0);
-				List<String> keys = List.copyOf(invocation.getArgument(1));
-				List<String> args = List.copyOf(invocation.getArgument(2));
-				this.calls.add(new Call(script, keys, args, invocation.getArgument(3)));
-				return reply(script, args);
-			});
-		}
-
-		private static List<Object> reply(Script script, List<String> args) {
-			List<Object> reply = new ArrayList<>(List.of(1000L));
-			switch (script) {
-				case ENQUEUE -> {
-					int count = Integer.parseInt(args.get(1));
-					for (int i = 0; i < count; i++) {
-						reply.addAll(List.of("C", args.get(4 + 6 * i), 1000L));
-					}
-				}
-				case CLAIM -> reply.addAll(List.of(-1L, -1L, 0L, 0L, 0L));
-				case PROMOTE -> reply.addAll(List.of(1L, 3000L, -1L, -1L, 0L));
-				case ACK -> repeat(reply, "O", Integer.parseInt(args.get(1)));
-				case EXTEND, RELEASE -> repeat(reply, "O", Integer.parseInt(args.get(1)));
-				case FAIL -> reply.addAll(List.of("T", 2000L));
-				case CANCEL -> reply.add("C");
-				case RESCHEDULE -> reply.addAll(List.of("O", 2000L));
-				case REDRIVE -> reply.addAll(List.of(0L, 0L, 0L));
-				case RECOVER -> reply.addAll(List.of(0L, 0L));
-				case PURGE -> reply.addAll(List.of(0L, 0L));
-				case STATS -> reply.addAll(List.of(0L, 0L, 0L, 0L, -1L, -1L, -2L, "", 0L, "1"));
-			}
-			return reply;
-		}
-
-		private static void repeat(List<Object> reply, String code, int count) {
-			for (int i = 0; i < count; i++) {
-				reply.add(code);
-			}
-		}
-
-		record Call(Script script, List<String> keys, List<String> args, String queue) {
-		}
-
 	}
 
 }

@@ -143,7 +143,7 @@ class ScriptLoaderTests {
 				.startsWith("-- " + include.name() + ": ");
 			assertThat(inlined).as("scripts that include %s", include.name())
 				.anyMatch((text) -> text.contains(include.firstLine()));
-			String code = new ScriptHeaderTests.LuaFile(include.text()).code;
+			String code = new LuaFile(include.text()).code;
 			assertThat(code).as("code of include %s", include.name()).doesNotContain("KEYS").doesNotContain("ARGV");
 		}
 	}

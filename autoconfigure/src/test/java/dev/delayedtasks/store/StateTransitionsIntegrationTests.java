@@ -36,7 +36,17 @@ class StateTransitionsIntegrationTests {
 
 	private static final String BOOM = "java.lang.IllegalStateException";
 
+	/**
+	 * Short, so that tests that wait for a lease to expire are quick; tests that check
+	 * that something does not happen before a deadline use {@link StoreFixture#LEASE}.
+	 */
 	private static final Duration SHORT_LEASE = Duration.ofMillis(300);
+
+	/**
+	 * A due time far enough ahead that the calls before it, on a loaded machine, still
+	 * run before it.
+	 */
+	private static final Duration SOON = Duration.ofSeconds(2);
 
 	private static final Duration SHORT_GRACE = Duration.ofMillis(100);
 
@@ -153,7 +163,7 @@ class StateTransitionsIntegrationTests {
 	void claimPromotesDueScheduledTaskToReady() {
 		PartitionProbe probe = probe("st-promote-claim");
 		ScheduleResult result = this.fixture.scheduler
-			.submit(TaskRequest.of("st-promote-claim", new Greeting("soon")).delay(Duration.ofMillis(300)));
+			.submit(TaskRequest.of("st-promote-claim", new Greeting("soon")).delay(SOON));
 		String id = result.id().value();
 		ClaimBatch early = this.fixture.store.claim("st-promote-claim", 0, "n1");
 		assertThat(early.now()).isLessThan(result.dueAt().toEpochMilli());
@@ -220,8 +230,10 @@ class StateTransitionsIntegrationTests {
 	void promoteByAnotherInstanceDoesNothingWhileTheTimerIsOwned() {
 		PartitionProbe probe = probe("st-promote-not-owner");
 		ScheduleResult due = this.fixture.scheduler
-			.submit(TaskRequest.of("st-promote-not-owner", new Greeting("soon")).delay(Duration.ofMillis(20)));
-		this.fixture.store.promote("st-promote-not-owner", "owner-1", Duration.ofSeconds(30));
+			.submit(TaskRequest.of("st-promote-not-owner", new Greeting("soon")).delay(SOON));
+		assertThat(this.fixture.store.promote("st-promote-not-owner", "owner-1", Duration.ofSeconds(30)).owner())
+			.isTrue();
+		assertThat(probe.sched()).as("not yet due when owner-1 took the timer").containsOnlyKeys(due.id().value());
 		probe.awaitNow(due.dueAt().toEpochMilli());
 		TimerTick tick = this.fixture.store.promote("st-promote-not-owner", "owner-2", Duration.ofSeconds(30));
 		assertThat(tick.owner()).isFalse();
@@ -480,14 +492,16 @@ class StateTransitionsIntegrationTests {
 
 	@Test
 	void reapAfterLeaseAndGraceMakesTaskReadyAndCountsTheDelivery() {
-		StoreFixture fixture = shortLeaseFixture(10);
+		// The 2 s lease: the claim that must not reap yet runs well inside it.
+		StoreFixture fixture = this.fixture;
 		PartitionProbe probe = new PartitionProbe(fixture, "st-reap");
 		TaskId id = fixture.scheduler.enqueue("st-reap", new Greeting("crashy"));
 		ClaimBatch claimed = fixture.store.claim("st-reap", 1, "n1");
-		long deadline = claimed.now() + SHORT_LEASE.toMillis();
-		fixture.store.claim("st-reap", 0, "n2");
+		long deadline = claimed.now() + StoreFixture.LEASE.toMillis();
+		ClaimBatch early = fixture.store.claim("st-reap", 0, "n2");
+		assertThat(early.now()).as("Redis time of the early claim").isLessThan(deadline);
 		assertThat(probe.lease()).as("not reaped before lease + grace").containsOnlyKeys(id.value());
-		probe.awaitAfter(deadline + SHORT_GRACE.toMillis());
+		probe.awaitAfter(deadline + StoreFixture.GRACE.toMillis());
 		ClaimBatch reaping = fixture.store.claim("st-reap", 0, "n2");
 		assertThat(reaping.tasks()).isEmpty();
 		assertThat(probe.lease()).isEmpty();

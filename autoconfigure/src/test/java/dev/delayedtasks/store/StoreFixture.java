@@ -3,6 +3,7 @@ package dev.delayedtasks.store;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Function;
 
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.autoconfigure.DelayedTasksProperties;
@@ -11,6 +12,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.unit.DataSize;
@@ -48,11 +50,20 @@ final class StoreFixture implements AutoCloseable {
 	}
 
 	StoreFixture(TestRedis testRedis, StoreSettings settings) {
+		this(testRedis, settings, StringRedisTemplate::new);
+	}
+
+	/**
+	 * The store's objects on a template of the test's making, for example one that
+	 * records the script calls.
+	 */
+	StoreFixture(TestRedis testRedis, StoreSettings settings,
+			Function<RedisConnectionFactory, StringRedisTemplate> templates) {
 		this.connectionFactory = new LettuceConnectionFactory(
 				LettuceConnectionFactory.createRedisConfiguration(testRedis.uri()));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.redis = new StringRedisTemplate(this.connectionFactory);
+		this.redis = templates.apply(this.connectionFactory);
 		this.settings = settings;
 		this.scripts = new StoreScripts(this.redis);
 		this.codec = new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64));

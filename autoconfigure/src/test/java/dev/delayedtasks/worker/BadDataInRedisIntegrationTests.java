@@ -42,6 +42,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static dev.delayedtasks.worker.ShortLeases.assertNoFurtherRun;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -140,9 +141,9 @@ class BadDataInRedisIntegrationTests {
 				.tags("queue", QUEUE, "reason", "unreadable-payload")
 				.counter()
 				.count()).isEqualTo(3);
-			await().atMost(Duration.ofSeconds(5))
+			await().atMost(Duration.ofSeconds(10))
 				.until(() -> meters.get("delayed.tasks.corrupt").tags("queue", QUEUE).functionCounter().count() == 2);
-			await().atMost(Duration.ofSeconds(5))
+			await().atMost(Duration.ofSeconds(10))
 				.until(() -> output.getOut().contains("2 task(s) of queue '" + QUEUE + "' had unreadable data"));
 
 			// The broken queue has failed all along: reported once, not in a loop.
@@ -150,10 +151,10 @@ class BadDataInRedisIntegrationTests {
 			assertThat(lines(output, "Could not read queue '" + BROKEN + "'")).isOne();
 			redis.delete(brokenKeys.ready());
 			scheduler.enqueue(BROKEN, new Job("after-repair"));
-			await().atMost(Duration.ofSeconds(5)).until(() -> handlers.runs("after-repair") == 1);
+			await().atMost(Duration.ofSeconds(10)).until(() -> handlers.runs("after-repair") == 1);
 
-			Thread.sleep(500);
-			assertThat(good).allSatisfy((name) -> assertThat(handlers.runs(name)).as(name).isEqualTo(1));
+			assertNoFurtherRun(
+					() -> assertThat(good).allSatisfy((name) -> assertThat(handlers.runs(name)).as(name).isEqualTo(1)));
 			assertThat(lines(output, "had unreadable data")).as("one line per snapshot that saw new ones").isOne();
 		});
 	}
@@ -188,8 +189,8 @@ class BadDataInRedisIntegrationTests {
 			assertThat(redis.opsForValue().get(keys.error(malformed))).startsWith("corrupt\n");
 			assertThat(deadLetters.count(MALFORMED)).isOne();
 			assertThat(handlers.runs).doesNotContainKey("carrier");
-			Thread.sleep(300);
-			assertThat(behind).allSatisfy((name) -> assertThat(handlers.runs(name)).as(name).isEqualTo(1));
+			assertNoFurtherRun(() -> assertThat(behind)
+				.allSatisfy((name) -> assertThat(handlers.runs(name)).as(name).isEqualTo(1)));
 			assertThat(StoreInvariantChecks.violations(redis, this.redis.keyPrefix(), MALFORMED)).isEmpty();
 		});
 	}

@@ -16,6 +16,7 @@ import dev.delayedtasks.store.TaskStore.AckOutcome;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The completion path records every outcome it was handed before it stops.
@@ -54,8 +55,14 @@ class CompletionsTests {
 		// The queue is empty now, but the outcome is not recorded yet.
 		Thread stopper = new Thread(() -> completions.stop(Duration.ofSeconds(5)));
 		stopper.start();
-		Thread.sleep(200);
-		assertThat(stopper.isAlive()).as("stop waits for the acknowledgement").isTrue();
+		// Stop is under way (waiting), and keeps waiting instead of interrupting the
+		// acknowledgement.
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> stopper.getState() == Thread.State.WAITING
+					|| stopper.getState() == Thread.State.TIMED_WAITING);
+		await().during(Duration.ofSeconds(1))
+			.atMost(Duration.ofSeconds(2))
+			.until(() -> stopper.isAlive() && !interrupted.get());
 		redisAnswers.countDown();
 		stopper.join(5000);
 		assertThat(stopper.isAlive()).isFalse();

@@ -25,6 +25,10 @@ class ScriptedTaskStore implements TaskStore {
 		throw new UnsupportedOperationException("extend");
 	};
 
+	Function<Boolean, TimerTick> promote = (tickConsumed) -> {
+		throw new UnsupportedOperationException("promote");
+	};
+
 	final List<Lease> acknowledged = new ArrayList<>();
 
 	@Override
@@ -34,12 +38,11 @@ class ScriptedTaskStore implements TaskStore {
 
 	@Override
 	public TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed) {
-		throw new UnsupportedOperationException("promote");
+		return this.promote.apply(tickConsumed);
 	}
 
 	@Override
 	public void resignTimer(String queue, String ownerId) {
-		throw new UnsupportedOperationException("resignTimer");
 	}
 
 	@Override

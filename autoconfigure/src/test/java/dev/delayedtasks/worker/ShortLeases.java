@@ -6,6 +6,7 @@ import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.store.StoreInvariantChecks;
 import dev.delayedtasks.test.TestRedis;
+import org.awaitility.core.ThrowingRunnable;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -28,6 +29,13 @@ final class ShortLeases {
 	static final Duration GRACE = Duration.ofMillis(500);
 
 	static final Duration TIMER_TTL = Duration.ofSeconds(1);
+
+	/**
+	 * How long a lost acknowledgement takes to show as a second run: the lease (extended
+	 * until the run ended) runs out, the reap grace passes, the timer owner reaps the
+	 * task and a dispatcher claims and runs it again; plus a second for a loaded machine.
+	 */
+	static final Duration REDELIVERY = LEASE.plus(GRACE).plusSeconds(1);
 
 	static final String[] PROPERTIES = { "delayed-tasks.worker.lease-duration=" + LEASE.toMillis() + "ms",
 			"delayed-tasks.worker.reap-grace=" + GRACE.toMillis() + "ms",
@@ -54,12 +62,22 @@ final class ShortLeases {
 	}
 
 	/**
+	 * Assert that {@code assertion} holds for {@link #REDELIVERY} in a row: long enough
+	 * that a task whose outcome was lost, or that was retried or redelivered by mistake,
+	 * would have run again.
+	 * @param assertion what a further run would break
+	 */
+	static void assertNoFurtherRun(ThrowingRunnable assertion) {
+		await().during(REDELIVERY).atMost(REDELIVERY.plusSeconds(5)).untilAsserted(assertion);
+	}
+
+	/**
 	 * Nothing left of {@code queue}: no lease, schedule, ready hint, dead letter or task
 	 * key, and no broken invariant.
 	 */
 	static void assertPartitionEmpty(StringRedisTemplate template, TestRedis redis, String queue) {
 		PartitionKeys keys = PartitionKeys.of(redis.keyPrefix(), queue);
-		await().atMost(Duration.ofSeconds(2))
+		await().atMost(Duration.ofSeconds(10))
 			.untilAsserted(() -> assertThat(template.opsForZSet().zCard(keys.lease())).isZero());
 		assertThat(template.opsForZSet().zCard(keys.sched())).isZero();
 		assertThat(template.opsForList().size(keys.ready())).isZero();

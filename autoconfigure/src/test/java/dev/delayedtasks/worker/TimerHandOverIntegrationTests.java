@@ -54,7 +54,15 @@ class TimerHandOverIntegrationTests {
 	/** The owner stops this long after the first task falls due. */
 	private static final Duration STOP_AFTER = Duration.ofSeconds(1);
 
-	private static final long MAX_LATENESS_MILLIS = 50;
+	/**
+	 * What a loaded machine may add (up to 569 ms seen with a load average of 11 on two
+	 * cores). A hand-over that waits for the old owner's lease to lapse is late by the
+	 * 2-3 s that lease still had: the other instance's idle dispatcher blocks for
+	 * {@link #BLOCK_TIMEOUT}, so its claims do not promote the tasks sooner.
+	 */
+	private static final long MAX_LATENESS_MILLIS = 1500;
+
+	private static final Duration BLOCK_TIMEOUT = Duration.ofSeconds(10);
 
 	private final TestRedis redis;
 
@@ -65,7 +73,7 @@ class TimerHandOverIntegrationTests {
 		// The dispatcher's claims promote due tasks too: only rarely, when idle, so that
 		// they cannot stand in for the timer either.
 		this.runner = ShortLeases.runner(redis, "delayed-tasks.worker.timer-ttl=" + TIMER_TTL.toMillis() + "ms",
-				"delayed-tasks.worker.block-timeout=3s");
+				"delayed-tasks.worker.block-timeout=" + BLOCK_TIMEOUT.toMillis() + "ms");
 	}
 
 	@Test
@@ -76,7 +84,7 @@ class TimerHandOverIntegrationTests {
 			this.runner.withBean(RunLog.class, () -> log).withUserConfiguration(InTestWorker.class).run((context) -> {
 				RedisQueueStats stats = context.getBean(RedisQueueStats.class);
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
-				await().atMost(Duration.ofSeconds(5)).until(() -> stats.read(QUEUE).timerOwner() != null);
+				await().atMost(Duration.ofSeconds(10)).until(() -> stats.read(QUEUE).timerOwner() != null);
 				String childOwner = stats.read(QUEUE).timerOwner();
 				// The in-test instance started second and contends for the timer.
 				Thread.sleep(1000);
@@ -99,10 +107,11 @@ class TimerHandOverIntegrationTests {
 				int startedBeforeStop = (int) tasks.stream().filter((id) -> runs(child, log, id) > 0).count();
 				child.signal("TERM");
 				child.awaitExit(Duration.ofSeconds(15));
-				await().atMost(Duration.ofSeconds(10))
+				await().atMost(Duration.ofSeconds(20))
 					.until(() -> tasks.stream().allMatch((id) -> runs(child, log, id) > 0));
-				// A duplicate shows up within a lease, if at all.
-				Thread.sleep(ShortLeases.LEASE.plus(ShortLeases.GRACE).toMillis());
+				// A duplicate shows up within a lease and its grace, if at all.
+				ShortLeases.assertNoFurtherRun(() -> assertThat(tasks)
+					.allSatisfy((id) -> assertThat(runs(child, log, id)).as("runs of %s", id).isEqualTo(1)));
 
 				Map<String, Long> lateness = new HashMap<>();
 				for (String[] started : child.events("@@STARTED ")) {
@@ -146,7 +155,7 @@ class TimerHandOverIntegrationTests {
 			requests.add(TaskRequest.of(QUEUE, new CrashJob(-1 - i, 0)).delay(SPACING.multipliedBy(i + 2)));
 		}
 		scheduler.scheduleAll(requests);
-		await().atMost(Duration.ofSeconds(10))
+		await().atMost(Duration.ofSeconds(20))
 			.until(() -> child.ids("@@STARTED ").size() + log.size() == WARM_UP_TASKS);
 	}
 

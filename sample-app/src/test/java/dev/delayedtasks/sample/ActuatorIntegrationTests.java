@@ -226,9 +226,10 @@ class ActuatorIntegrationTests {
 			assertThat(post(context, ADMIN, "/actuator/delayedtasks/reminders", "{\"action\":\"pause\"}").statusCode())
 				.isEqualTo(200);
 			scheduler.schedule("reminders", new Reminder("linus", "while paused"), Duration.ofMillis(100));
-			Thread.sleep(600);
-			assertThat(get(context, USER, "/actuator/delayedtasks/reminders").body()).contains("\"paused\":true",
-					"\"ready\":1");
+			// Promoted while paused, and left ready.
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(get(context, USER, "/actuator/delayedtasks/reminders").body())
+					.contains("\"paused\":true", "\"ready\":1"));
 			assertThat(post(context, ADMIN, "/actuator/delayedtasks/reminders", "{\"action\":\"resume\"}").statusCode())
 				.isEqualTo(200);
 			DemoHandlers handlers = context.getBean(DemoHandlers.class);

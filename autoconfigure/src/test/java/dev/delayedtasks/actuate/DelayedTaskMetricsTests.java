@@ -1,0 +1,41 @@
+package dev.delayedtasks.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+
+import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.store.QueueIndex;
+import dev.delayedtasks.store.RedisQueueStats;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+
+/**
+ * {@link DelayedTaskMetrics}' listener callbacks on their own, as the completion path
+ * calls them; {@link DelayedTaskMetricsIntegrationTests} has the meters of real runs on a
+ * real Redis.
+ */
+class DelayedTaskMetricsTests {
+
+	@Test
+	void staleAcknowledgementCallbackCountsByQueueAndHandler() {
+		SimpleMeterRegistry meters = new SimpleMeterRegistry();
+		// Never started: the stale counter does not read the snapshot.
+		QueueSnapshots snapshots = new QueueSnapshots(mock(RedisQueueStats.class), mock(QueueIndex.class), Set::of,
+				Duration.ofHours(1));
+		DelayedTaskMetrics metrics = new DelayedTaskMetrics(snapshots, (queue) -> queue + "-h");
+		metrics.bindTo(meters);
+		TaskContext context = new TaskContext(TaskId.of("t-1"), "direct", 1, 2, Instant.EPOCH, Instant.EPOCH,
+				Instant.EPOCH, Map.of(), "token");
+		metrics.staleAcknowledgement(context);
+		metrics.staleAcknowledgement(context);
+		assertThat(meters.get("delayed.tasks.stale").tags("queue", "direct", "handler", "direct-h").counter().count())
+			.isEqualTo(2);
+	}
+
+}
