@@ -7,7 +7,6 @@ import dev.delayedtasks.actuate.DelayedTasksEndpoint;
 import dev.delayedtasks.actuate.DelayedTasksEndpointWebExtension;
 import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.RedisQueueStats;
-import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -17,8 +16,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * The {@code delayedtasks} Actuator endpoint, when Actuator is present and the endpoint

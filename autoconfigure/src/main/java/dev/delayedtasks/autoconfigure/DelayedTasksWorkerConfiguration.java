@@ -5,11 +5,11 @@ import java.util.concurrent.Executor;
 
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.annotation.DelayedTaskHandlerBeanPostProcessor;
+import dev.delayedtasks.observation.TaskRunObservationConvention;
 import dev.delayedtasks.store.PayloadCodec;
 import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
-import dev.delayedtasks.observation.TaskRunObservationConvention;
 import dev.delayedtasks.worker.FailureRouter;
 import dev.delayedtasks.worker.HandlerContainerFactory;
 import dev.delayedtasks.worker.Listeners;

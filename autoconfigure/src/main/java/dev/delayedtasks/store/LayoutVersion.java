@@ -5,7 +5,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.dao.DataAccessException;
-
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**

@@ -11,6 +11,7 @@ import java.util.stream.Stream;
 
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
@@ -20,7 +21,6 @@ import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TaskTimeoutException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.annotation.DelayedTaskHandlerBeanPostProcessor;
-import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;

@@ -1,6 +1,5 @@
 package dev.delayedtasks.store;
 
-import io.micrometer.observation.ObservationRegistry;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.ServerSocket;
@@ -23,6 +22,7 @@ import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
+import io.micrometer.observation.ObservationRegistry;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

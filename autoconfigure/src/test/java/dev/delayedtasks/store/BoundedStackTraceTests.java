@@ -3,7 +3,6 @@ package dev.delayedtasks.store;
 import java.time.Duration;
 
 import dev.delayedtasks.FailureReason;
-
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

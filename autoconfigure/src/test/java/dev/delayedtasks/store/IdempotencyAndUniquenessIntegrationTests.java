@@ -1,6 +1,5 @@
 package dev.delayedtasks.store;
 
-import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,6 +15,7 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,5 @@
 package dev.delayedtasks.store;
 
-import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Function;
@@ -8,6 +7,7 @@ import java.util.function.Function;
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.autoconfigure.DelayedTasksProperties;
 import dev.delayedtasks.test.TestRedis;
+import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.context.properties.bind.Binder;

@@ -18,8 +18,8 @@ import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
-import dev.delayedtasks.autoconfigure.DelayedTasksSnapshotsAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksMetricsAutoConfiguration;
+import dev.delayedtasks.autoconfigure.DelayedTasksSnapshotsAutoConfiguration;
 import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.store.StoreInvariantChecks;
 import dev.delayedtasks.test.TestRedis;
@@ -42,7 +42,6 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
-import static dev.delayedtasks.worker.ShortLeases.assertNoFurtherRun;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -153,7 +152,7 @@ class BadDataInRedisIntegrationTests {
 			scheduler.enqueue(BROKEN, new Job("after-repair"));
 			await().atMost(Duration.ofSeconds(10)).until(() -> handlers.runs("after-repair") == 1);
 
-			assertNoFurtherRun(
+			ShortLeases.assertNoFurtherRun(
 					() -> assertThat(good).allSatisfy((name) -> assertThat(handlers.runs(name)).as(name).isEqualTo(1)));
 			assertThat(lines(output, "had unreadable data")).as("one line per snapshot that saw new ones").isOne();
 		});
@@ -189,7 +188,7 @@ class BadDataInRedisIntegrationTests {
 			assertThat(redis.opsForValue().get(keys.error(malformed))).startsWith("corrupt\n");
 			assertThat(deadLetters.count(MALFORMED)).isOne();
 			assertThat(handlers.runs).doesNotContainKey("carrier");
-			assertNoFurtherRun(() -> assertThat(behind)
+			ShortLeases.assertNoFurtherRun(() -> assertThat(behind)
 				.allSatisfy((name) -> assertThat(handlers.runs(name)).as(name).isEqualTo(1)));
 			assertThat(StoreInvariantChecks.violations(redis, this.redis.keyPrefix(), MALFORMED)).isEmpty();
 		});

@@ -14,7 +14,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
 import dev.delayedtasks.DelayedTaskScheduler;
-import dev.delayedtasks.TaskId;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.CrashTestWorker.CrashJob;

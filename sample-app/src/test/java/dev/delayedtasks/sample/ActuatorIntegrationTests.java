@@ -1,10 +1,10 @@
 package dev.delayedtasks.sample;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
@@ -12,9 +12,9 @@ import java.util.Map;
 
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
-import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
