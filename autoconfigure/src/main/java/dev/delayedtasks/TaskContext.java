@@ -3,6 +3,8 @@ package dev.delayedtasks;
 import java.time.Instant;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a handler knows about the run it is in. Declare it as a handler parameter to
  * receive it.
@@ -36,7 +38,7 @@ public record TaskContext(TaskId id, String queue, int attempt, int deliveryCoun
 	 * @param name the header name
 	 * @return the value, or {@code null}
 	 */
-	public @org.jspecify.annotations.Nullable String header(String name) {
+	public @Nullable String header(String name) {
 		return this.headers.get(name);
 	}
 

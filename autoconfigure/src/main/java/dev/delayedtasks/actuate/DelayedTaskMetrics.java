@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
@@ -80,7 +81,7 @@ public final class DelayedTaskMetrics implements DelayedTaskListener, MeterBinde
 			gauge(meters, queue, "active", QueueStats::active);
 			gauge(meters, queue, "dead", QueueStats::dead);
 			TimeGauge
-				.builder(PREFIX + "oldest.ready.age", this.snapshots, java.util.concurrent.TimeUnit.MILLISECONDS,
+				.builder(PREFIX + "oldest.ready.age", this.snapshots, TimeUnit.MILLISECONDS,
 						(snapshots) -> value(snapshots, queue, (stats) -> stats.oldestReadyAge().toMillis()))
 				.description("How long the oldest ready task of the queue has waited since its due time")
 				.tag("queue", queue)

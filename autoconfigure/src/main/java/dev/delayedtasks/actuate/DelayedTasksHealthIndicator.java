@@ -2,12 +2,14 @@ package dev.delayedtasks.actuate;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.delayedtasks.store.QueueStats;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
@@ -39,7 +41,7 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 
 	private final Duration ownerlessTolerance;
 
-	private final Map<String, Instant> ownerlessSince = new java.util.concurrent.ConcurrentHashMap<>();
+	private final Map<String, Instant> ownerlessSince = new ConcurrentHashMap<>();
 
 	/**
 	 * Create the indicator.
@@ -64,7 +66,7 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 				: List.of();
 		boolean up = true;
 		Map<String, Object> queues = new LinkedHashMap<>();
-		List<String> readyWithoutHandler = new java.util.ArrayList<>();
+		List<String> readyWithoutHandler = new ArrayList<>();
 		// Ownerless time is measured between snapshots: a snapshot older than the
 		// tolerance (a long snapshot interval, or Redis out of reach) proves nothing.
 		Instant refreshedAt = this.snapshots.refreshedAt();

@@ -1,5 +1,7 @@
 package dev.delayedtasks.store;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The Redis keys of one queue partition. All share the hash tag
  * {@code {<queue>:<partition>}}, so every script touches a single Cluster slot:
@@ -126,7 +128,7 @@ public record PartitionKeys(String queue, String base) {
 	 * @param digest the unique-key digest, or {@code null}
 	 * @return the key
 	 */
-	public String unique(@org.jspecify.annotations.Nullable String digest) {
+	public String unique(@Nullable String digest) {
 		return this.base + "u:" + ((digest != null) ? digest : "");
 	}
 

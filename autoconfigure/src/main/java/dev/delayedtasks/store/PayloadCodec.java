@@ -1,5 +1,6 @@
 package dev.delayedtasks.store;
 
+import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -189,7 +190,7 @@ public final class PayloadCodec {
 	 * @param type the type
 	 * @return the Jackson type
 	 */
-	public JavaType type(java.lang.reflect.Type type) {
+	public JavaType type(Type type) {
 		return this.mapper.constructType(type);
 	}
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
+import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskStoreException;
 import org.jspecify.annotations.Nullable;
 
@@ -102,7 +103,7 @@ public final class StoreScripts {
 				throw new TaskStoreException(
 						"Redis failed to run " + script.fileName() + " for queue '" + queue + "'"
 								+ ((taskId != null) ? " (task " + taskId + ")" : "") + ": " + reason(ex),
-						(taskId != null) ? new dev.delayedtasks.TaskId(taskId) : null, ex);
+						(taskId != null) ? new TaskId(taskId) : null, ex);
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import dev.delayedtasks.store.TaskFailure;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.MDC;
 import tools.jackson.databind.JavaType;
 
 import org.springframework.scheduling.TaskScheduler;
@@ -210,16 +211,16 @@ final class TaskRunner {
 
 	private static void putMdc(TaskContext context) {
 		if (MDC_PRESENT) {
-			org.slf4j.MDC.put("taskId", context.id().value());
-			org.slf4j.MDC.put("queue", context.queue());
-			org.slf4j.MDC.put("attempt", Integer.toString(context.attempt()));
+			MDC.put("taskId", context.id().value());
+			MDC.put("queue", context.queue());
+			MDC.put("attempt", Integer.toString(context.attempt()));
 		}
 	}
 
 	private static void clearMdc() {
 		if (MDC_PRESENT) {
 			for (String key : new String[] { "taskId", "queue", "attempt" }) {
-				org.slf4j.MDC.remove(key);
+				MDC.remove(key);
 			}
 		}
 	}

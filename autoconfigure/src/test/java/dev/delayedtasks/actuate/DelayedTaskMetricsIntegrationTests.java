@@ -1,6 +1,7 @@
 package dev.delayedtasks.actuate;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +42,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
@@ -150,8 +152,7 @@ class DelayedTaskMetricsIntegrationTests {
 								.containsExactlyInAnyOrderElementsOf(handlerTags));
 					}
 					Timer lateness = meters.get("delayed.tasks.lateness").tags("queue", queue).timer();
-					assertThat(lateness.getId().getTags())
-						.containsExactly(io.micrometer.core.instrument.Tag.of("queue", queue));
+					assertThat(lateness.getId().getTags()).containsExactly(Tag.of("queue", queue));
 					assertThat(lateness.count()).isEqualTo(4);
 					// Retries wait 100 ms in the scheduled set, but lateness counts from
 					// the
@@ -344,7 +345,7 @@ class DelayedTaskMetricsIntegrationTests {
 								(gauge) -> gauge != null && gauge.value() == 2.0);
 					QueueSnapshots snapshots = context.getBean(QueueSnapshots.class);
 					server.close();
-					java.time.Instant gone = java.time.Instant.now();
+					Instant gone = Instant.now();
 					// Refreshes fail now; the gauges answer from the last snapshot at
 					// once.
 					Thread.sleep(1000);

@@ -1,5 +1,6 @@
 package dev.delayedtasks.actuate;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -210,7 +211,7 @@ class DelayedTasksEndpointIntegrationTests {
 			assertThat(letter.stackTrace()).startsWith(NonRetryableTaskException.class.getName() + "\n\tat ")
 				.contains(EndpointHandler.class.getName() + ".handle(")
 				.contains("\nCaused by: " + IllegalStateException.class.getName() + "\n")
-				.contains("\nCaused by: " + java.io.IOException.class.getName() + "\n")
+				.contains("\nCaused by: " + IOException.class.getName() + "\n")
 				.hasSizeLessThanOrEqualTo(4096)
 				.doesNotContain(SECRET);
 			assertThat(json(context, detail)).contains("\"stackTrace\":").doesNotContain(SECRET);
@@ -515,7 +516,7 @@ class DelayedTasksEndpointIntegrationTests {
 			}
 			if (job.action().equals("fail-with-causes")) {
 				throw new NonRetryableTaskException("refused", new IllegalStateException("lookup of " + job.secret(),
-						new java.io.IOException("no such row: " + job.secret())));
+						new IOException("no such row: " + job.secret())));
 			}
 		}
 

@@ -2,14 +2,18 @@ package dev.delayedtasks.autoconfigure;
 
 import java.time.Duration;
 
+import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.actuate.DelayedTaskMetrics;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint;
 import dev.delayedtasks.actuate.DelayedTasksEndpointWebExtension;
 import dev.delayedtasks.actuate.DelayedTasksHealthIndicator;
 import dev.delayedtasks.actuate.QueueSnapshots;
+import dev.delayedtasks.store.QueueIndex;
+import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -348,9 +352,8 @@ class DelayedTasksObservabilityAutoConfigurationIntegrationTests {
 	static class OwnEndpoint {
 
 		@Bean
-		DelayedTasksEndpoint ownEndpoint(dev.delayedtasks.store.RedisQueueStats stats,
-				dev.delayedtasks.store.QueueIndex index, DelayedTaskScheduler scheduler,
-				dev.delayedtasks.DeadLetters deadLetters, dev.delayedtasks.QueueControl control) {
+		DelayedTasksEndpoint ownEndpoint(RedisQueueStats stats, QueueIndex index, DelayedTaskScheduler scheduler,
+				DeadLetters deadLetters, QueueControl control) {
 			return new DelayedTasksEndpoint(stats, index, scheduler, deadLetters, control, null);
 		}
 

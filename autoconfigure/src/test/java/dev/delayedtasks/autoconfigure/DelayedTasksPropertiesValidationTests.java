@@ -1,9 +1,11 @@
 package dev.delayedtasks.autoconfigure;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import org.junit.jupiter.api.Test;
@@ -161,8 +163,8 @@ class DelayedTasksPropertiesValidationTests {
 				DelayedTasksProperties properties = context.getBean(DelayedTasksProperties.class);
 				assertThat(properties.retry().exceptionIncludes()).isEmpty();
 				assertThat(properties.retry().exceptionExcludes()).containsExactly(IllegalArgumentException.class);
-				assertThat(properties.retry("emails").exceptionIncludes()).containsExactly(java.io.IOException.class,
-						java.util.concurrent.TimeoutException.class);
+				assertThat(properties.retry("emails").exceptionIncludes()).containsExactly(IOException.class,
+						TimeoutException.class);
 				assertThat(properties.retry("emails").exceptionExcludes())
 					.containsExactly(IllegalArgumentException.class);
 				assertThat(properties.retry("reports").exceptionExcludes()).isEmpty();

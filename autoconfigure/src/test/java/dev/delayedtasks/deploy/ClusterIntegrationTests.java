@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
@@ -17,6 +18,7 @@ import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.SlotHash;
@@ -210,8 +212,7 @@ class ClusterIntegrationTests {
 			.orElse(0);
 	}
 
-	static <T> T admin(int port,
-			java.util.function.Function<io.lettuce.core.api.sync.RedisCommands<String, String>, T> call) {
+	static <T> T admin(int port, Function<RedisCommands<String, String>, T> call) {
 		RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
 		try (StatefulRedisConnection<String, String> connection = client.connect()) {
 			return call.apply(connection.sync());

@@ -1,6 +1,7 @@
 package dev.delayedtasks.deploy;
 
 import java.io.IOException;
+import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -66,7 +67,7 @@ class ReadmeAclTests {
 			int named = 0;
 			Matcher matcher = NAMED_CALL.matcher(source);
 			while (matcher.find()) {
-				commands.add(matcher.group(1).toLowerCase(java.util.Locale.ROOT));
+				commands.add(matcher.group(1).toLowerCase(Locale.ROOT));
 				named++;
 			}
 			// A command name computed at run time would escape this list.

@@ -1,5 +1,6 @@
 package dev.delayedtasks.deploy;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -128,7 +129,7 @@ class TlsIntegrationTests {
 			socket.connect(new InetSocketAddress(InetAddress.getByName(address), this.redis.port()), 500);
 			return true;
 		}
-		catch (java.io.IOException ex) {
+		catch (IOException ex) {
 			return false;
 		}
 	}

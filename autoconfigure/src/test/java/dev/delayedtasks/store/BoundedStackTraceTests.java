@@ -1,5 +1,6 @@
 package dev.delayedtasks.store;
 
+import java.io.IOException;
 import java.time.Duration;
 
 import dev.delayedtasks.FailureReason;
@@ -81,7 +82,7 @@ class BoundedStackTraceTests {
 	@Test
 	void taskFailureOfBuildsTheTrace() {
 		TaskFailure failure = TaskFailure.of(Duration.ofSeconds(1), FailureReason.NON_RETRYABLE,
-				new IllegalStateException("boom", new java.io.IOException("secret")));
+				new IllegalStateException("boom", new IOException("secret")));
 		assertThat(failure.stackTrace()).startsWith("java.lang.IllegalStateException\n\tat ")
 			.contains(BoundedStackTraceTests.class.getName() + ".taskFailureOfBuildsTheTrace(")
 			.contains("Caused by: java.io.IOException")

@@ -2,6 +2,7 @@ package dev.delayedtasks.store;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 
@@ -141,7 +142,7 @@ class StateTransitionsIntegrationTests {
 		ScheduleResult result = this.fixture.scheduler
 			.submit(TaskRequest.of("st-new-past", new Greeting("overdue")).at(past));
 		String id = result.id().value();
-		assertThat(result.dueAt()).isEqualTo(past.truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
+		assertThat(result.dueAt()).isEqualTo(past.truncatedTo(ChronoUnit.MILLIS));
 		assertThat(probe.ready()).containsExactly(id);
 		assertThat(probe.task(id)).containsEntry("s", "R").containsEntry("d", Long.toString(past.toEpochMilli()));
 		assertThat(probe.violations()).isEmpty();

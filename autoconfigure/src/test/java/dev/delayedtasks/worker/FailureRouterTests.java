@@ -1,5 +1,7 @@
 package dev.delayedtasks.worker;
 
+import java.io.FileNotFoundException;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Map;
@@ -85,11 +87,11 @@ class FailureRouterTests {
 				"delayed-tasks.retry.exception-excludes", "java.io.FileNotFoundException"))
 			.toRetryPolicy();
 		FailureRouter router = new FailureRouter();
-		assertThat(router.route(new java.io.IOException("x"), 0, policy).retryDelay()).isNotNull();
-		assertThat(router.route(new UncheckedIOException(new java.io.IOException("x")), 0, policy).retryDelay())
+		assertThat(router.route(new IOException("x"), 0, policy).retryDelay()).isNotNull();
+		assertThat(router.route(new UncheckedIOException(new IOException("x")), 0, policy).retryDelay())
 			.as("caused by an included type")
 			.isNotNull();
-		assertThat(router.route(new java.io.FileNotFoundException("x"), 0, policy).retryDelay()).isNull();
+		assertThat(router.route(new FileNotFoundException("x"), 0, policy).retryDelay()).isNull();
 		TaskFailure notIncluded = router.route(new IllegalStateException("x"), 0, policy);
 		assertThat(notIncluded.retryDelay()).isNull();
 		assertThat(notIncluded.deadReason()).isEqualTo(FailureReason.NON_RETRYABLE);
@@ -119,8 +121,7 @@ class FailureRouterTests {
 		RetryPolicy strict = properties.retry("strict").toRetryPolicy();
 		assertThat(router.route(state, 0, strict).retryDelay()).isNull();
 		assertThat(router.route(invalid, 0, strict).retryDelay()).as("still excluded globally").isNull();
-		assertThat(router.route(new java.io.IOException("x"), 0, strict).retryDelay())
-			.isEqualTo(Duration.ofMillis(250));
+		assertThat(router.route(new IOException("x"), 0, strict).retryDelay()).isEqualTo(Duration.ofMillis(250));
 	}
 
 	@Test
@@ -128,8 +129,7 @@ class FailureRouterTests {
 		RetryPolicy onlyIo = RetryPolicy.builder().includes(UncheckedIOException.class).build();
 		FailureRouter router = new FailureRouter();
 		assertThat(router.route(new IllegalStateException("x"), 0, onlyIo).retryDelay()).isNull();
-		assertThat(router.route(new UncheckedIOException(new java.io.IOException("x")), 0, onlyIo).retryDelay())
-			.isNotNull();
+		assertThat(router.route(new UncheckedIOException(new IOException("x")), 0, onlyIo).retryDelay()).isNotNull();
 	}
 
 	@Test

@@ -33,6 +33,7 @@ import dev.delayedtasks.worker.RunLog.Run;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.junit.jupiter.api.Test;
+import org.slf4j.MDC;
 
 import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.autoproxy.DefaultAdvisorAutoProxyCreator;
@@ -662,7 +663,7 @@ class HandlerExecutionIntegrationTests {
 
 		@DelayedTaskHandler(queue = "${test.queue}")
 		void handle(Command command, TaskContext context) {
-			Map<String, String> copy = org.slf4j.MDC.getCopyOfContextMap();
+			Map<String, String> copy = MDC.getCopyOfContextMap();
 			this.mdc.add((copy != null) ? copy : Map.of());
 			Run run = this.log.started("a", context, command);
 			try {

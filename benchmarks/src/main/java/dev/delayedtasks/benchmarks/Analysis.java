@@ -1,7 +1,9 @@
 package dev.delayedtasks.benchmarks;
 
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * What a {@link Recording} shows, computed the same way for every workload by the
@@ -60,7 +62,7 @@ record Analysis(int expected, int runs, int early, int lost, int dup, long[] lat
 	Map<String, Object> afterEnqueueFields() {
 		long lastEnqueueMs = (this.enqueueMicros.length > 0) ? this.enqueueMicros[this.enqueueMicros.length - 1] / 1000
 				: Long.MAX_VALUE;
-		long[] after = java.util.stream.IntStream.range(0, this.dueMs.length)
+		long[] after = IntStream.range(0, this.dueMs.length)
 			.filter((i) -> this.dueMs[i] > lastEnqueueMs)
 			.mapToLong((i) -> this.startedMs[i] - this.dueMs[i])
 			.sorted()
@@ -106,8 +108,7 @@ record Analysis(int expected, int runs, int early, int lost, int dup, long[] lat
 		fields.put("p99_ms", percentile(this.latenessMs, 0.99));
 		fields.put("p999_ms", percentile(this.latenessMs, 0.999));
 		fields.put("max_ms", percentile(this.latenessMs, 1.0));
-		fields.put("local_p99_ms",
-				String.format(java.util.Locale.ROOT, "%.1f", percentile(this.localLatenessMs, 0.99)));
+		fields.put("local_p99_ms", String.format(Locale.ROOT, "%.1f", percentile(this.localLatenessMs, 0.99)));
 		fields.put("early", this.early);
 		fields.put("lost", this.lost);
 		fields.put("dup", this.dup);

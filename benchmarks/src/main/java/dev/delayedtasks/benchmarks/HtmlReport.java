@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,7 +77,7 @@ class HtmlReport {
 			}
 			counts[bucket]++;
 		}
-		List<String> labels = new java.util.ArrayList<>();
+		List<String> labels = new ArrayList<>();
 		labels.add("<0");
 		for (int i = 1; i < BOUNDS.length; i++) {
 			labels.add(label(BOUNDS[i - 1], BOUNDS[i]));

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.ToLongFunction;
 
@@ -125,12 +126,11 @@ class MemoryWorkload implements Workload {
 
 		private final String queue;
 
-		private final java.util.function.Function<PartitionKeys, String> index;
+		private final Function<PartitionKeys, String> index;
 
 		private final ToLongFunction<QueueStats> count;
 
-		State(String queue, java.util.function.Function<PartitionKeys, String> index,
-				ToLongFunction<QueueStats> count) {
+		State(String queue, Function<PartitionKeys, String> index, ToLongFunction<QueueStats> count) {
 			this.queue = queue;
 			this.index = index;
 			this.count = count;

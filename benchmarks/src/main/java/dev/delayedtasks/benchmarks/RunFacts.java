@@ -2,6 +2,7 @@ package dev.delayedtasks.benchmarks;
 
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -31,7 +32,7 @@ record RunFacts(String jvm, String vm, String redis, String redisOrigin, int cor
 		return new RunFacts(Runtime.version().toString(), System.getProperty("java.vm.name"), redisVersion, redisOrigin,
 				Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
 				System.getProperty("os.name") + " " + System.getProperty("os.version"), keyPrefix,
-				properties.size().name().toLowerCase(java.util.Locale.ROOT), properties.workload(), Instant.now());
+				properties.size().name().toLowerCase(Locale.ROOT), properties.workload(), Instant.now());
 	}
 
 	Map<String, String> fields() {

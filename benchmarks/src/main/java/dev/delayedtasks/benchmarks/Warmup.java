@@ -1,6 +1,7 @@
 package dev.delayedtasks.benchmarks;
 
 import java.time.Duration;
+import java.util.Map;
 
 import dev.delayedtasks.TaskRequest;
 import org.apache.commons.logging.Log;
@@ -41,8 +42,8 @@ class Warmup {
 		Round round = this.rounds.measure(queue, Duration.ofMinutes(1), (sink) -> this.producer.oneByOne(this.tasks,
 				(i) -> TaskRequest.of(queue, i).delay(Duration.ofMillis((i % 2 == 0) ? 0 : 100 + i % 400)), sink));
 		this.redis.deleteQueue(queue);
-		logger.info("Warm-up: " + this.tasks + " tasks, "
-				+ WorkloadResult.of("warmup", java.util.Map.of(), round.analysis()).line());
+		logger.info(
+				"Warm-up: " + this.tasks + " tasks, " + WorkloadResult.of("warmup", Map.of(), round.analysis()).line());
 	}
 
 }

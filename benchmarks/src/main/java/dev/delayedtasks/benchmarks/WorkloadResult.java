@@ -1,5 +1,6 @@
 package dev.delayedtasks.benchmarks;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +26,7 @@ record WorkloadResult(String workload, Map<String, String> fields, @Nullable Ana
 	 * Create a result.
 	 */
 	WorkloadResult {
-		fields = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fields));
+		fields = Collections.unmodifiableMap(new LinkedHashMap<>(fields));
 	}
 
 	/**

@@ -2,12 +2,14 @@ package dev.delayedtasks.sample;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Base64;
 
 import dev.delayedtasks.DeadLetters;
@@ -93,7 +95,7 @@ class SampleApplicationIntegrationTests {
 	}
 
 	private static String[] concat(String[] args, String extra) {
-		String[] all = java.util.Arrays.copyOf(args, args.length + 1);
+		String[] all = Arrays.copyOf(args, args.length + 1);
 		all[args.length] = extra;
 		return all;
 	}
@@ -105,7 +107,7 @@ class SampleApplicationIntegrationTests {
 	}
 
 	private static boolean canConnect(int port) {
-		try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+		try (Socket socket = new Socket("127.0.0.1", port)) {
 			return true;
 		}
 		catch (IOException ex) {

@@ -1,5 +1,6 @@
 package dev.delayedtasks.test;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -34,7 +35,7 @@ final class RedisBinaries {
 		if (this.path == null || this.path.isBlank()) {
 			return Optional.empty();
 		}
-		return Stream.of(this.path.split(java.io.File.pathSeparator))
+		return Stream.of(this.path.split(File.pathSeparator))
 			.filter((entry) -> !entry.isBlank())
 			.map((entry) -> Path.of(entry, "redis-server"))
 			.filter(Files::isExecutable)

@@ -1,5 +1,6 @@
 package dev.delayedtasks.test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -146,7 +147,7 @@ public final class RedisCluster implements RedisServer {
 	 * @param pause the pause between batches of keys, to keep the slot in transit longer
 	 * @return the number of keys moved
 	 */
-	public int migrateSlot(int slot, RedisProcess target, java.time.Duration pause) {
+	public int migrateSlot(int slot, RedisProcess target, Duration pause) {
 		return ClusterFormation.migrate(masterOf(slot), target, slot,
 				this.masters.stream().filter((node) -> node.process().isAlive()).toList(), pause);
 	}

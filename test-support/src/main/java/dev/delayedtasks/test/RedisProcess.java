@@ -1,6 +1,7 @@
 package dev.delayedtasks.test;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -247,7 +248,7 @@ public final class RedisProcess implements RedisServer {
 	}
 
 	private static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
 			socket.setReuseAddress(true);
 			return socket.getLocalPort();
 		}

@@ -5,6 +5,7 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -13,6 +14,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import io.lettuce.core.sentinel.api.sync.RedisSentinelCommands;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Redis master, one replica and three Sentinels watching them as {@value #MASTER_NAME},
@@ -187,8 +189,7 @@ public final class RedisSentinels implements RedisServer {
 		}
 	}
 
-	private static <T> T sentinel(RedisProcess sentinel,
-			java.util.function.Function<RedisSentinelCommands<String, String>, T> call) {
+	private static <T> T sentinel(RedisProcess sentinel, Function<RedisSentinelCommands<String, String>, T> call) {
 		RedisClient client = RedisClient.create();
 		try (StatefulRedisSentinelConnection<String, String> connection = client
 			.connectSentinel(RedisURI.builder(sentinel.uri()).withTimeout(Duration.ofSeconds(5)).build())) {
@@ -215,7 +216,7 @@ public final class RedisSentinels implements RedisServer {
 	@FunctionalInterface
 	interface ConfiguredStarter {
 
-		RedisProcess start(@org.jspecify.annotations.Nullable String config, List<String> extraArguments);
+		RedisProcess start(@Nullable String config, List<String> extraArguments);
 
 	}
 

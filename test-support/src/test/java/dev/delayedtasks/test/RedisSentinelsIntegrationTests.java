@@ -1,6 +1,7 @@
 package dev.delayedtasks.test;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -19,7 +20,7 @@ class RedisSentinelsIntegrationTests {
 	void startsAMasterAReplicaAndThreeSentinelsFailsOverAndStopsEveryProcess() {
 		RedisServers servers = new RedisServers(System.getenv(), new PidFiles(this.directory));
 		RedisSentinels sentinels = servers.startSentinels(RedisKind.ANY);
-		List<RedisProcess> all = new java.util.ArrayList<>(sentinels.dataNodes());
+		List<RedisProcess> all = new ArrayList<>(sentinels.dataNodes());
 		all.addAll(sentinels.sentinels());
 		try {
 			assertThat(sentinels.sentinelNodesProperty().split(",")).hasSize(3);

@@ -1,9 +1,12 @@
 package dev.delayedtasks.test;
 
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.CertPathBuilderException;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -64,7 +67,7 @@ class RedisServersIntegrationTests {
 			RedisClient untrusting = RedisClient.create(redis.uri());
 			try {
 				assertThatExceptionOfType(RedisConnectionException.class).isThrownBy(untrusting::connect)
-					.withRootCauseInstanceOf(java.security.cert.CertPathBuilderException.class);
+					.withRootCauseInstanceOf(CertPathBuilderException.class);
 			}
 			finally {
 				untrusting.shutdown();
@@ -182,7 +185,7 @@ class RedisServersIntegrationTests {
 
 	private static boolean onPath(String command) {
 		String path = System.getenv("PATH");
-		return path != null && java.util.stream.Stream.of(path.split(java.io.File.pathSeparator))
+		return path != null && Stream.of(path.split(File.pathSeparator))
 			.anyMatch((entry) -> Files.isExecutable(Path.of(entry, command)));
 	}
 
