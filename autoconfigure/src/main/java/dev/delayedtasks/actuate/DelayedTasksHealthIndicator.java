@@ -99,9 +99,8 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 			}
 			String unreadable = unreadableQueues.get(stats.queue());
 			if (unreadable != null) {
-				// Reported, not DOWN: a cluster slot moving or failing over reads the
-				// same
-				// way for a moment, and the dispatcher logs what it meets.
+				// Reported, not DOWN: a cluster slot moving or failing over reads
+				// the same way for a moment, and the dispatcher logs what it meets.
 				details.put("unreadable",
 						"its keys could not be read at the last refresh, these are older stats: " + unreadable);
 			}

@@ -92,10 +92,9 @@ public final class StoreScripts {
 				return reply;
 			}
 			catch (DataAccessException ex) {
-				// A claim is not retried here: one stopped half-way has leased tasks
-				// under
-				// its nonce, and the dispatcher recovers them by that nonce and claims
-				// again with a new one.
+				// A claim is not retried here: one stopped half-way has
+				// leased tasks under its nonce, and the dispatcher recovers
+				// them by that nonce and claims again with a new one.
 				if (script != Script.CLAIM && attempt < CLUSTER_RETRIES && isTopologyChanging(ex)) {
 					sleep(CLUSTER_RETRY_DELAY.toMillis() << (attempt - 1));
 					continue;

@@ -36,9 +36,8 @@ public final class FailureRouter {
 		if (failure instanceof NonRetryableTaskException || !policy.shouldRetry(failure)) {
 			return TaskFailure.of(null, FailureReason.NON_RETRYABLE, failure);
 		}
-		// Should the store find the task's attempts used up, it dead-letters it instead
-		// of
-		// retrying, and this is the reason that applies then.
+		// Should the store find the task's attempts used up, it dead-letters
+		// it instead of retrying, and this is the reason that applies then.
 		return TaskFailure.of(backOff(policy, failedRuns + 1), FailureReason.RETRIES_EXHAUSTED, failure);
 	}
 

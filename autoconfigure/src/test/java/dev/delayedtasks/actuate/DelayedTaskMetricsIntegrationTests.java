@@ -143,9 +143,8 @@ class DelayedTaskMetricsIntegrationTests {
 					assertThat(meters.get("delayed.tasks.cancelled").tags("queue", queue).counter().count())
 						.isEqualTo(1);
 					assertThat(meters.find("delayed.tasks.stale").tag("queue", queue).counters()).isEmpty();
-					// Every counter of a handler run has exactly the queue and handler
-					// tags
-					// (and the reason for dead letters).
+					// Every counter of a handler run has exactly the queue
+					// and handler tags (and the reason for dead letters).
 					for (String name : List.of("started", "succeeded", "retried")) {
 						assertThat(meters.find("delayed.tasks." + name).tag("queue", queue).counters()).singleElement()
 							.satisfies((counter) -> assertThat(counter.getId().getTags())
@@ -154,17 +153,15 @@ class DelayedTaskMetricsIntegrationTests {
 					Timer lateness = meters.get("delayed.tasks.lateness").tags("queue", queue).timer();
 					assertThat(lateness.getId().getTags()).containsExactly(Tag.of("queue", queue));
 					assertThat(lateness.count()).isEqualTo(4);
-					// Retries wait 100 ms in the scheduled set, but lateness counts from
-					// the
-					// due time: every run started within a second of it.
+					// Retries wait 100 ms in the scheduled set, but lateness counts
+					// from the due time: every run started within a second of it.
 					assertThat(lateness.max(TimeUnit.MILLISECONDS)).isLessThan(1000);
 					Timer endToEnd = meters.get("delayed.tasks.end.to.end").tags("queue", queue).timer();
 					assertThat(endToEnd.count()).isEqualTo(2);
 					// The flaky task's end-to-end time spans its retry back-off.
 					assertThat(endToEnd.max(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(100);
-					// Run time comes from the run observation only: one timer, one sample
-					// a
-					// run.
+					// Run time comes from the run observation
+					// only: one timer, one sample a run.
 					Collection<Timer> runTimers = meters.find("delayed.tasks.run").tag("queue", queue).timers();
 					assertThat(runTimers.stream().mapToLong(Timer::count).sum()).isEqualTo(4);
 					assertThat(runTimers).allSatisfy((timer) -> {

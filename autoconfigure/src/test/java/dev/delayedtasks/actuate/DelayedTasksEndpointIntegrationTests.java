@@ -371,9 +371,8 @@ class DelayedTasksEndpointIntegrationTests {
 			await().atMost(WAIT)
 				.untilAsserted(
 						() -> assertThat(scheduler.find(queue, due)).map(TaskInfo::state).hasValue(TaskState.READY));
-			// Longer than a dispatcher's block (1 s): not claimed on a wake token nor on
-			// a
-			// block timeout.
+			// Longer than a dispatcher's block (1 s): not
+			// claimed on a wake token nor on a block timeout.
 			await().during(Duration.ofMillis(1500)).atMost(WAIT).until(handler.runs::isEmpty);
 			assertThat(scheduler.find(queue, ready)).map(TaskInfo::state).hasValue(TaskState.READY);
 			assertThat(describe(endpoint, queue).ready()).isEqualTo(2);

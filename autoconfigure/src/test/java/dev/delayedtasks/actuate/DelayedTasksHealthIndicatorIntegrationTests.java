@@ -285,10 +285,9 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 		String queue = "h-no-owner";
 		RedisServer server = RedisServers.fromEnvironment().startPrivate(RedisKind.ANY, List.of());
 		try (server) {
-			// Everything but SET: the handler claims and acknowledges, but no instance
-			// can
-			// take the queue's timer lease (SET ... PX), so the timer has no owner in
-			// Redis.
+			// Everything but SET: the handler claims and acknowledges,
+			// but no instance can take the queue's timer lease
+			// (SET ... PX), so the timer has no owner in Redis.
 			RedisClient admin = RedisClient.create(server.uri());
 			try (StatefulRedisConnection<String, String> connection = admin.connect()) {
 				connection.sync()

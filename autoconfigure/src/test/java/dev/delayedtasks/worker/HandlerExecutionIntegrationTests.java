@@ -131,9 +131,8 @@ class HandlerExecutionIntegrationTests {
 				List<Long> lateness = log.latenessMillis();
 				System.out.println("exec-punctual lateness " + RunLog.describe(lateness));
 				// No fixed poll interval decides when a task runs: the 5 s dispatcher
-				// block
-				// used as a poll would put the median near 2.5 s, a timer re-armed only
-				// when it renews its lease (every 2 s) near 1 s.
+				// block used as a poll would put the median near 2.5 s, a timer
+				// re-armed only when it renews its lease (every 2 s) near 1 s.
 				assertThat(lateness.get(lateness.size() / 2)).isLessThan(250);
 				assertThat(lateness.get(lateness.size() - 1)).isLessThan(1000);
 			});

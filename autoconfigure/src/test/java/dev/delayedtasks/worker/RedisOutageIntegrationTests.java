@@ -144,9 +144,8 @@ class RedisOutageIntegrationTests {
 			for (String name : after) {
 				assertThat(counts.get(name)).as(name).isEqualTo(1L);
 			}
-			// The failed call may or may not have stored its task (the command was
-			// written
-			// before the timeout), but it never runs twice.
+			// The failed call may or may not have stored its task (the command
+			// was written before the timeout), but it never runs twice.
 			assertThat(counts.getOrDefault("during", 0L)).as("during").isLessThanOrEqualTo(1L);
 		});
 	}

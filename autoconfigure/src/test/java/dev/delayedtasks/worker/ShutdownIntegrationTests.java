@@ -118,9 +118,8 @@ class ShutdownIntegrationTests {
 			}
 			worker(log, queue, "b", "500ms").withPropertyValues("test.fast=true").run((b) -> {
 				await().atMost(WAIT).until(() -> log.on("b").size() == 5);
-				// Released at once (ready right after the close, above), not reaped after
-				// a
-				// lease expiry, which would have counted a second delivery.
+				// Released at once (ready right after the close, above), not reaped
+				// after a lease expiry, which would have counted a second delivery.
 				assertThat(log.on("b")).allSatisfy((run) -> {
 					assertThat(run.isFinished()).isTrue();
 					assertThat(run.context().attempt()).isEqualTo(1);

@@ -74,9 +74,8 @@ class TimerOwnerCrashIntegrationTests {
 					.until(() -> stats.read(QUEUE).timerOwner() != null
 							&& !childOwner.equals(stats.read(QUEUE).timerOwner()));
 				long takeoverMs = Duration.ofNanos(System.nanoTime() - killedAt).toMillis();
-				// The killed owner renewed its lease at most one TTL before the kill, and
-				// a
-				// contender retries when the lease's remaining TTL runs out.
+				// The killed owner renewed its lease at most one TTL before the kill,
+				// and a contender retries when the lease's remaining TTL runs out.
 				assertThat(takeoverMs).as("takeover after the kill (timer-ttl %s)", ShortLeases.TIMER_TTL)
 					.isLessThanOrEqualTo(ShortLeases.TIMER_TTL.plus(TAKEOVER_MARGIN).toMillis());
 				await().atMost(Duration.ofSeconds(20))

@@ -92,9 +92,8 @@ class WorkerCrashIntegrationTests {
 						assertThat(rerun.context().deliveryCount()).as("deliveries of %s", id).isEqualTo(2);
 						Duration recovered = Duration.ofNanos(rerun.startedNanos() - killedAt);
 						recoveryMillis.add(recovered.toMillis());
-						// Not before the lease (extended by heartbeats until the kill)
-						// ran
-						// out, and taken back within lease + grace.
+						// Not before the lease (extended by heartbeats until the
+						// kill) ran out, and taken back within lease + grace.
 						assertThat(recovered).as("recovery of %s", id)
 							.isBetween(ShortLeases.LEASE.minus(ShortLeases.LEASE.dividedBy(3))
 								.plus(ShortLeases.GRACE)

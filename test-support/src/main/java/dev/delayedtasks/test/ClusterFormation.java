@@ -101,10 +101,10 @@ final class ClusterFormation {
 		String targetId = run(target, RedisCommands::clusterMyId);
 		run(target, (commands) -> commands.clusterSetSlotImporting(slot, sourceId));
 		run(source, (commands) -> commands.clusterSetSlotMigrating(slot, targetId));
-		// One connection for the whole move, as redis-cli --cluster reshard does: a
-		// client
-		// started per batch made a move of a few hundred keys take seconds on a loaded
-		// machine, the keys of one partition split between two masters all that time.
+		// One connection for the whole move, as redis-cli --cluster
+		// reshard does: a client started per batch made a move of a
+		// few hundred keys take seconds on a loaded machine, the keys
+		// of one partition split between two masters all that time.
 		int moved = run(source, (commands) -> {
 			int count = 0;
 			while (true) {
