@@ -150,6 +150,8 @@ public final class QueueSnapshots implements SmartLifecycle {
 	 * One queue's stats, or its last known stats when its keys cannot be read (a key of
 	 * the wrong type under the prefix): one broken queue must not blind the others. Redis
 	 * being out of reach still fails the whole refresh.
+	 * @param queue the queue
+	 * @return its stats, its last known stats, or {@code null} when it has none yet
 	 */
 	private @Nullable QueueStats readQueue(String queue) {
 		try {

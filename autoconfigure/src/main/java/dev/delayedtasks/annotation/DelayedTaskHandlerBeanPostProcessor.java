@@ -105,6 +105,11 @@ public final class DelayedTaskHandlerBeanPostProcessor
 	 * and type here: it may be declared by the bean being post-processed, which cannot
 	 * produce beans yet, so the container factory looks it up when it creates the
 	 * handler's container.
+	 * @param bean the bean that declares the handler
+	 * @param beanName the bean's name
+	 * @param method the annotated method
+	 * @param annotation the annotation on it
+	 * @return the handler's endpoint
 	 */
 	private HandlerEndpoint endpoint(Object bean, String beanName, Method method, DelayedTaskHandler annotation) {
 		String where = "@DelayedTaskHandler on " + beanName + "#" + method.getName() + ": ";

@@ -103,6 +103,9 @@ public final class DelayedTasksAutoConfiguration {
 
 	/**
 	 * On every instance, producer-only ones too: pausing a queue acts on every instance.
+	 * @param connectionFactory the connection to Redis
+	 * @param settings the store settings
+	 * @return the queue control
 	 */
 	@Bean
 	@ConditionalOnMissingBean(QueueControl.class)
@@ -121,6 +124,10 @@ public final class DelayedTasksAutoConfiguration {
 	 * idempotent and bounded, and a queue must stay bounded while no worker runs. It has
 	 * its own {@link RedisDeadLetters}, so an application's own {@link DeadLetters} bean
 	 * does not turn it off.
+	 * @param scripts the store scripts
+	 * @param settings the store settings
+	 * @param index the index of known queues
+	 * @return the dead-letter retention
 	 */
 	@Bean
 	@ConditionalOnMissingBean

@@ -67,6 +67,7 @@ class DelayedTasksWorkerConfiguration {
 	 * after that. Like the scheduler below, not a default candidate: injected only by its
 	 * name, it neither makes the application's own injection of an {@code Executor}
 	 * ambiguous nor makes Boot's {@code applicationTaskExecutor} back off.
+	 * @return the handler executor
 	 */
 	@Bean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME, defaultCandidate = false)
 	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)
@@ -94,6 +95,7 @@ class DelayedTasksWorkerConfiguration {
 	 * never wait on Redis; it keeps firing while the context closes, because handlers
 	 * still run then. Not Boot's {@code SimpleAsyncTaskScheduler} for virtual threads
 	 * either: it stops scheduling as soon as the context starts closing.
+	 * @return the task scheduler
 	 */
 	@Bean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME, defaultCandidate = false)
 	@ConditionalOnMissingBean(name = DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME)
@@ -154,6 +156,9 @@ class DelayedTasksWorkerConfiguration {
 	 * What the properties say about a queue: {@code delayed-tasks.queues.<queue>.*}, then
 	 * the global settings. Producers take the max retries from the same place, so every
 	 * instance gives the queue's tasks the same max attempts.
+	 * @param properties the bound properties
+	 * @param queue the queue
+	 * @return the queue's defaults
 	 */
 	private static QueueDefaults queueDefaults(DelayedTasksProperties properties, String queue) {
 		DelayedTasksProperties.Retry retry = properties.retry(queue);

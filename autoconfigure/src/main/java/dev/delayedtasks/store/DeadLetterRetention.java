@@ -128,6 +128,8 @@ public final class DeadLetterRetention implements SmartLifecycle {
 	 * Trim one queue. A queue whose keys cannot be read (a key of the wrong type) is
 	 * logged once and skipped, so it does not keep the other queues from being trimmed;
 	 * Redis being out of reach ends the round.
+	 * @param queue the queue
+	 * @return how many dead letters were deleted
 	 */
 	private long trim(String queue) {
 		try {

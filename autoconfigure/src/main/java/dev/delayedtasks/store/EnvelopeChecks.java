@@ -22,7 +22,9 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class EnvelopeChecks {
 
-	/** {@code {"h":} comes before the headers in an envelope. */
+	/**
+	 * The length of <code>{"h":</code>, which comes before the headers in an envelope.
+	 */
 	private static final int HEADERS_START = 5;
 
 	private final JsonMapper mapper;
@@ -40,6 +42,8 @@ final class EnvelopeChecks {
 	/**
 	 * Check the count and a lower bound of the size of the headers before anything is
 	 * serialized, so that 200,000 headers or a 20 MB value cost no more than counting.
+	 * @param queue the queue, for the message
+	 * @param headers the task's headers
 	 */
 	void headersBeforeWriting(String queue, Map<String, String> headers) {
 		if (headers.size() > this.limits.maxHeaders()) {
@@ -75,6 +79,10 @@ final class EnvelopeChecks {
 	/**
 	 * Read the envelope back as the workers will, with the mapper's
 	 * {@link StreamReadConstraints}.
+	 * @param queue the queue, for the message
+	 * @param payload the payload, for the message
+	 * @param envelope the envelope as written
+	 * @param headersLength the length of the headers in it
 	 */
 	void readable(String queue, @Nullable Object payload, String envelope, int headersLength) {
 		StreamReadConstraints constraints = this.mapper.tokenStreamFactory().streamReadConstraints();
@@ -110,6 +118,9 @@ final class EnvelopeChecks {
 	 * Whether an envelope is too short to break any limit (a number or a name longer than
 	 * the whole text, or more levels than half of it, since each level takes an opening
 	 * and a closing character): most envelopes are, and need no reading back.
+	 * @param length the envelope's length
+	 * @param constraints the mapper's read constraints
+	 * @return whether the envelope needs no reading back
 	 */
 	private static boolean tooShortToBreak(int length, StreamReadConstraints constraints) {
 		return !constraints.hasMaxTokenCount() && length <= constraints.getMaxNumberLength()

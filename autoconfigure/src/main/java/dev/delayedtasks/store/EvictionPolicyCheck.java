@@ -83,6 +83,8 @@ public final class EvictionPolicyCheck {
 	 * every node and prefixes each property with the node's address
 	 * ({@code 127.0.0.1:7000.maxmemory_policy}), and one node with {@code allkeys-*} is
 	 * enough to lose the tasks of its slots.
+	 * @param info the {@code INFO memory} reply
+	 * @return the policy, or {@code null} when no node reports one
 	 */
 	private static @Nullable String strictestPolicy(Properties info) {
 		List<String> policies = info.stringPropertyNames()

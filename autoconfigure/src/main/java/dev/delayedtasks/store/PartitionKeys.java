@@ -25,71 +25,81 @@ public record PartitionKeys(String queue, String base) {
 	}
 
 	/**
-	 * @return the schedule ZSET: id to due time
+	 * The schedule ZSET: id to due time.
+	 * @return the key
 	 */
 	public String sched() {
 		return this.base + "sched";
 	}
 
 	/**
-	 * @return the ready LIST of id hints
+	 * The ready LIST of id hints.
+	 * @return the key
 	 */
 	public String ready() {
 		return this.base + "ready";
 	}
 
 	/**
-	 * @return the lease ZSET: id to lease deadline
+	 * The lease ZSET: id to lease deadline.
+	 * @return the key
 	 */
 	public String lease() {
 		return this.base + "lease";
 	}
 
 	/**
-	 * @return the dead-letter ZSET: id to dead-letter time
+	 * The dead-letter ZSET: id to dead-letter time.
+	 * @return the key
 	 */
 	public String dead() {
 		return this.base + "dead";
 	}
 
 	/**
-	 * @return the wake LIST that idle dispatchers block on
+	 * The wake LIST that idle dispatchers block on.
+	 * @return the key
 	 */
 	public String wake() {
 		return this.base + "wake";
 	}
 
 	/**
-	 * @return the tick LIST that tells the timer owner the earliest deadline changed
+	 * The tick LIST that tells the timer owner the earliest deadline changed.
+	 * @return the key
 	 */
 	public String tick() {
 		return this.base + "tick";
 	}
 
 	/**
-	 * @return the handover LIST: a resigning timer owner pushes a token that wakes a
-	 * contender blocked on it
+	 * The handover LIST: a resigning timer owner pushes a token that wakes a contender
+	 * blocked on it.
+	 * @return the key
 	 */
 	public String handover() {
 		return this.base + "handover";
 	}
 
 	/**
-	 * @return the timer-owner STRING
+	 * The timer-owner STRING.
+	 * @return the key
 	 */
 	public String timer() {
 		return this.base + "timer";
 	}
 
 	/**
-	 * @return the counters HASH
+	 * The counters HASH.
+	 * @return the key
 	 */
 	public String stats() {
 		return this.base + "stats";
 	}
 
 	/**
-	 * @return the meta HASH: layout version and paused flag
+	 * The meta HASH: layout version and paused flag.
+	 * @return the key
 	 */
 	public String meta() {
 		return this.base + "meta";

@@ -132,6 +132,9 @@ public final class RedisDeadLetters implements DeadLetters {
 	/**
 	 * Collect the newest {@code limit} members that are task ids, reading on past the
 	 * ones that are not, but never more than {@link #MAX_PASSED_OVER} of those.
+	 * @param keys the partition's keys
+	 * @param limit how many to collect
+	 * @param ordered where to add them, newest first
 	 * @return how many members were passed over
 	 */
 	private int newest(PartitionKeys keys, int limit, List<TypedTuple<String>> ordered) {
@@ -182,6 +185,8 @@ public final class RedisDeadLetters implements DeadLetters {
 	 * The id of a dead letter, or {@code null} when it breaks the id rule: claim
 	 * dead-letters such a task as corrupt, and one of them must not make the whole list
 	 * fail. It cannot be named by a {@link TaskId}, so purging or trimming removes it.
+	 * @param value a member of the dead-letter ZSET
+	 * @return its id, or {@code null}
 	 */
 	private static @Nullable TaskId idOf(String value) {
 		try {

@@ -142,6 +142,11 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 	 * Run {@code work} in a {@link DelayedTaskObservation#SCHEDULE} observation and hand
 	 * it the trace headers the observation's tracing handler wrote, so they travel with
 	 * the tasks.
+	 * @param <T> the type of the result
+	 * @param queue the queue
+	 * @param tasks how many tasks are scheduled
+	 * @param work the scheduling, given the trace headers
+	 * @return what {@code work} returns
 	 */
 	private <T> T observe(String queue, int tasks, Function<Map<String, String>, T> work) {
 		ScheduleObservationContext context = new ScheduleObservationContext(queue, tasks);
@@ -200,6 +205,10 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 	/**
 	 * The end (exclusive) of the batch that starts at {@code from}: at most
 	 * {@code batchSize} tasks and {@code batchBytes} of envelopes, and at least one task.
+	 * @param prepared the prepared tasks
+	 * @param positions the order to send them in, as positions in {@code prepared}
+	 * @param from where the batch starts in {@code positions}
+	 * @return where the batch ends in {@code positions}
 	 */
 	private int batchEnd(List<PreparedTask> prepared, List<Integer> positions, int from) {
 		int to = from;

@@ -156,6 +156,8 @@ final class ScriptLoader {
 	/**
 	 * The script, and the include being read when it is not the script itself:
 	 * {@code claim.lua (via promoteAndReap)}.
+	 * @param chain the script, then the includes that led to the one being read
+	 * @return the description
 	 */
 	private static String describe(List<String> chain) {
 		return (chain.size() == 1) ? chain.get(0)

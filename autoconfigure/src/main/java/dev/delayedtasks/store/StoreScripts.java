@@ -119,6 +119,8 @@ public final class StoreScripts {
 	 * but each item touches its undeclared keys before its first write, so every item is
 	 * either done or untouched, and a retry does the rest: ids are minted before the
 	 * call.
+	 * @param ex the failure of a script call
+	 * @return whether the master of the keys is changing, so a retry can succeed
 	 */
 	static boolean isTopologyChanging(DataAccessException ex) {
 		Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);

@@ -133,6 +133,10 @@ public final class HandlerContainerFactory {
 	 * configuration, which producers store with each task whether or not they host the
 	 * handler. A policy that allows a different number of retries gets a warning, since
 	 * its limit is not the one that applies.
+	 * @param endpoint the endpoint, for the messages
+	 * @param name the bean name
+	 * @param defaults the queue's defaults
+	 * @return the retry policy bean
 	 */
 	private RetryPolicy retryPolicyBean(HandlerEndpoint endpoint, String name, QueueDefaults defaults) {
 		Assert.state(this.beanFactory != null,

@@ -128,6 +128,7 @@ final class LeaseHeartbeat {
 	/**
 	 * The lease is no longer this instance's: a handler that has not started never starts
 	 * (another instance may be running the task already), a running one is interrupted.
+	 * @param run the run whose lease was lost
 	 * @return whether the run was given up before its handler started
 	 */
 	private boolean leaseLost(ActiveRun run) {

@@ -177,6 +177,7 @@ final class PromotionTimer {
 	 * A tick, possibly for a {@code tick} token this instance popped: if it turns out not
 	 * to own the timer (its owner flag was stale), the script hands the token back to the
 	 * real owner.
+	 * @param tickConsumed whether this instance popped a {@code tick} token for it
 	 */
 	private void runTick(boolean tickConsumed) {
 		if (!this.running) {

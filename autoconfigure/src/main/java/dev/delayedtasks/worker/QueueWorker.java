@@ -143,6 +143,7 @@ final class QueueWorker implements HandlerContainer {
 	/**
 	 * Release, without penalty, the held tasks whose handlers never started or gave up
 	 * when shutdown interrupted them, so another instance runs them at once.
+	 * @param held the runs this instance still holds
 	 */
 	private void releaseUnstarted(List<ActiveRun> held) {
 		List<ActiveRun> released = held.stream().filter(ActiveRun::release).toList();

@@ -147,6 +147,9 @@ final class TaskRunner {
 	 * Call the handler under its timeout, in its observation, with the task in the MDC.
 	 * Whatever happens around the handler (a failing observation or listener included)
 	 * becomes the run's failure, so every run ends with exactly one recorded outcome.
+	 * @param run the run
+	 * @param payload the payload, converted to the handler's type
+	 * @return the run's failure, or {@code null} when the handler returned
 	 */
 	private @Nullable Throwable invoke(ActiveRun run, @Nullable Object payload) {
 		TaskContext context = run.context();

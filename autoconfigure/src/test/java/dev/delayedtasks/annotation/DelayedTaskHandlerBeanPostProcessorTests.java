@@ -204,7 +204,7 @@ class DelayedTaskHandlerBeanPostProcessorTests {
 
 	}
 
-	static class ContextHandler {
+	public static class ContextHandler {
 
 		final List<String> calls = new ArrayList<>();
 

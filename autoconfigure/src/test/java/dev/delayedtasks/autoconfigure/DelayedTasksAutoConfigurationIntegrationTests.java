@@ -57,7 +57,7 @@ class DelayedTasksAutoConfigurationIntegrationTests {
 				assertThat(info.maxAttempts()).isEqualTo(4);
 				assertThat(info.deliveries()).isZero();
 			});
-			assertThat(context.getBean(StringRedisTemplate.class).hasKey(redis.keyPrefix() + ":queues")).isTrue();
+			assertThat(context.getBean(StringRedisTemplate.class).hasKey(this.redis.keyPrefix() + ":queues")).isTrue();
 		});
 	}
 
@@ -79,9 +79,8 @@ class DelayedTasksAutoConfigurationIntegrationTests {
 					.isEqualTo(DataSize.ofKilobytes(1));
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 				TaskId id = scheduler.schedule("bound", "x", Duration.ofMinutes(5));
-				assertThat(scheduler.find("bound", id)).hasValueSatisfying((info) -> {
-					assertThat(info.maxAttempts()).isEqualTo(2);
-				});
+				assertThat(scheduler.find("bound", id))
+					.hasValueSatisfying((info) -> assertThat(info.maxAttempts()).isEqualTo(2));
 			});
 	}
 

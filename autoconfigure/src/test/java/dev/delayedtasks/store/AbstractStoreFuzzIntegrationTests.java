@@ -281,6 +281,11 @@ abstract class AbstractStoreFuzzIntegrationTests {
 		return queue + "/" + id;
 	}
 
+	private long counter(StoreFixture fixture, String queue, String name) {
+		Object value = fixture.redis.opsForHash().get(fixture.keys(queue).stats(), name);
+		return (value != null) ? Long.parseLong(value.toString()) : 0;
+	}
+
 	/**
 	 * What the callers saw, shared by all threads.
 	 */
@@ -574,11 +579,6 @@ abstract class AbstractStoreFuzzIntegrationTests {
 					+ " stats=" + stats;
 		}
 
-	}
-
-	private long counter(StoreFixture fixture, String queue, String name) {
-		Object value = fixture.redis.opsForHash().get(fixture.keys(queue).stats(), name);
-		return (value != null) ? Long.parseLong(value.toString()) : 0;
 	}
 
 	/**

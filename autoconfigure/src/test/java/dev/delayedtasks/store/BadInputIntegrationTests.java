@@ -449,7 +449,7 @@ class BadInputIntegrationTests {
 	}
 
 	/** A bean whose only property cannot be read. */
-	static class Exploding {
+	public static class Exploding {
 
 		public String getValue() {
 			throw new IllegalStateException("no value today");
@@ -458,7 +458,7 @@ class BadInputIntegrationTests {
 	}
 
 	/** A bean that contains itself. */
-	static class Loop {
+	public static class Loop {
 
 		public Loop getSelf() {
 			return this;

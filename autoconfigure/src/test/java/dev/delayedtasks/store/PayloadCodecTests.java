@@ -476,7 +476,7 @@ class PayloadCodecTests {
 
 	}
 
-	static class Unwritable {
+	public static class Unwritable {
 
 		public String getValue() {
 			throw new IllegalStateException("no value today");

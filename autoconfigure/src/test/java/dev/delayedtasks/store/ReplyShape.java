@@ -284,7 +284,8 @@ final class ReplyShape {
 						: "not 0 or 1: " + describe(value);
 				case CODE -> (value instanceof String code && this.codes.contains(code)) ? null
 						: "not one of " + this.codes + ": " + describe(value);
-				case TEXT -> (value instanceof String text && !text.isEmpty()) ? null : "not text: " + describe(value);
+				case TEXT ->
+					(value instanceof String string && !string.isEmpty()) ? null : "not text: " + describe(value);
 				case TEXT_OR_EMPTY -> (value instanceof String) ? null : "not text: " + describe(value);
 				case INTEGER_FROM_MINUS_ONE -> (value instanceof Long number && number >= -1) ? null
 						: "not an integer of -1 or more: " + describe(value);

@@ -54,13 +54,11 @@ class BlockTimeoutAndMaxClaimIntegrationTests {
 		String queue = "tuning-block";
 		PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), queue);
 		try (Monitor monitor = new Monitor(this.redis.host(), this.redis.port())) {
+			// Two blocks of the idle dispatcher in a row, and the timer's.
 			this.runner.withPropertyValues("test.queue=" + queue, "delayed-tasks.worker.block-timeout=1500ms")
-				.run((context) -> {
-					// Two blocks of the idle dispatcher in a row, and the timer's.
-					await().atMost(Duration.ofSeconds(8))
-						.until(() -> monitor.blpops(keys.wake()).size() >= 2
-								&& !monitor.blpops(keys.tick(), keys.handover()).isEmpty());
-				});
+				.run((context) -> await().atMost(Duration.ofSeconds(8))
+					.until(() -> monitor.blpops(keys.wake()).size() >= 2
+							&& !monitor.blpops(keys.tick(), keys.handover()).isEmpty()));
 			List<Blpop> all = monitor.blpops(keys.wake(), keys.tick(), keys.handover());
 			System.out.println("block-timeout: " + all);
 			assertThat(all).allSatisfy((blpop) -> assertThat(blpop.timeoutSeconds()).as("%s", blpop).isEqualTo(1.5));

@@ -917,7 +917,7 @@ class HandlerExecutionIntegrationTests {
 
 	}
 
-	static class AuditedHandler {
+	public static class AuditedHandler {
 
 		final RunLog log;
 

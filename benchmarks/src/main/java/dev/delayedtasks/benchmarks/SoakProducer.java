@@ -149,6 +149,8 @@ final class SoakProducer {
 
 	/**
 	 * The mix: 55 % succeed, 15 % fail once, 10 % always fail, 20 % are cancelled.
+	 * @param percentile a number from 0 to 99
+	 * @return what the task does
 	 */
 	private static Kind kind(int percentile) {
 		if (percentile < 55) {

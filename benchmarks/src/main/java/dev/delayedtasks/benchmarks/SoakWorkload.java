@@ -177,6 +177,8 @@ class SoakWorkload implements Workload {
 	/**
 	 * Ids still queued after the drain timed out, checked one by one: the ready list also
 	 * holds hints of cancelled tasks.
+	 * @param plan the soak plan
+	 * @return the ids of planned tasks that are still queued
 	 */
 	private Set<String> pending(SoakPlan plan) {
 		Set<String> planned = plan.tasks().stream().map(PlannedTask::id).collect(Collectors.toSet());
@@ -189,7 +191,10 @@ class SoakWorkload implements Workload {
 			.collect(Collectors.toSet());
 	}
 
-	/** Dead letters of the soak queue: id to reason. */
+	/**
+	 * Dead letters of the soak queue: id to reason.
+	 * @return the reason of each dead letter, by id
+	 */
 	private Map<String, String> deadLetters() {
 		int count = (int) this.deadLetters.count(Queues.SOAK);
 		return this.deadLetters.list(Queues.SOAK, count)

@@ -91,6 +91,9 @@ class LocalRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
 	/**
 	 * Whether a Redis answers at the address: any RESP reply counts, {@code -NOAUTH}
 	 * included.
+	 * @param host the host
+	 * @param port the port
+	 * @return whether a Redis answered
 	 */
 	private static boolean answers(String host, int port) {
 		try (Socket socket = new Socket()) {

@@ -242,6 +242,8 @@ public final class RedisProcess implements RedisServer {
 
 	/**
 	 * Whether a plain-TCP server answers PING on {@code port}.
+	 * @param port the port on the loopback address
+	 * @return whether it answered
 	 */
 	static boolean ping(int port) {
 		return ReadinessProbe.plain().ping(port);

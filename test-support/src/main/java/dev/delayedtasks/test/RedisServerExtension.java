@@ -109,6 +109,9 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	/**
 	 * The one line a skipped class reports: the kind it wanted and the missing
 	 * prerequisite.
+	 * @param kind the kind the class wanted
+	 * @param ex why it is not available
+	 * @return the reason
 	 */
 	static String skipReason(RedisKind kind, RedisUnavailableException ex) {
 		String message = String.valueOf(ex.getMessage()).lines().findFirst().orElse("");

@@ -245,6 +245,8 @@ public final class RedisServers {
 	/**
 	 * The kind of {@code redis-server} process to start for {@code kind}: a URL or a
 	 * container cannot give a process of this caller's own, so those mean any binary.
+	 * @param kind the kind asked for
+	 * @return the kind of process to start
 	 */
 	static RedisKind processKind(RedisKind kind) {
 		return (kind == RedisKind.BUNDLED_6_2 || kind == RedisKind.PATH_BINARY) ? kind : RedisKind.ANY;

@@ -123,6 +123,19 @@ class RedisServerExtensionIntegrationTests {
 	}
 
 	/**
+	 * A Lettuce client for {@code redis}, trusting its test CA when it speaks TLS.
+	 */
+	static RedisClient client(TestRedis redis) {
+		RedisClient client = RedisClient.create(redis.uri());
+		redis.server()
+			.caCertificate()
+			.ifPresent((ca) -> client.setOptions(ClientOptions.builder()
+				.sslOptions(SslOptions.builder().trustManager(ca.toFile()).build())
+				.build()));
+		return client;
+	}
+
+	/**
 	 * Declared before {@code @WithRedis}, so its {@code afterAll} runs after the Redis
 	 * extension's, while the shared server still runs.
 	 */
@@ -173,19 +186,6 @@ class RedisServerExtensionIntegrationTests {
 			throw new AssertionError("this test fails on purpose");
 		}
 
-	}
-
-	/**
-	 * A Lettuce client for {@code redis}, trusting its test CA when it speaks TLS.
-	 */
-	static RedisClient client(TestRedis redis) {
-		RedisClient client = RedisClient.create(redis.uri());
-		redis.server()
-			.caCertificate()
-			.ifPresent((ca) -> client.setOptions(ClientOptions.builder()
-				.sslOptions(SslOptions.builder().trustManager(ca.toFile()).build())
-				.build()));
-		return client;
 	}
 
 	@ExtendWith(CountKeysLeft.class)
