@@ -36,6 +36,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -151,11 +152,12 @@ public final class DelayedTasksAutoConfiguration {
 
 	@Bean
 	SmartInitializingSingleton delayedTasksLayoutVerification(RedisConnectionFactory connectionFactory,
-			StoreSettings settings, QueueIndex queues, DelayedTasksProperties properties) {
+			StoreSettings settings, QueueIndex queues, DelayedTasksProperties properties, Environment environment) {
 		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
 		LayoutVersion layout = new LayoutVersion(redis, settings, queues);
 		DelayedTasksProperties.CheckMode eviction = properties.evictionPolicyCheck();
 		return () -> {
+			new RedisCredentialsCheck(environment).verify();
 			if (eviction != DelayedTasksProperties.CheckMode.OFF) {
 				new EvictionPolicyCheck(redis, eviction == DelayedTasksProperties.CheckMode.FAIL).verify();
 			}

@@ -1,5 +1,6 @@
 package dev.delayedtasks.deploy;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,12 +33,17 @@ import io.lettuce.core.protocol.CommandType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -49,6 +55,7 @@ import static org.awaitility.Awaitility.await;
  * on a private server from the line in README.md.
  */
 @WithRedis(privateServer = true)
+@ExtendWith(OutputCaptureExtension.class)
 class AclIntegrationTests {
 
 	private static final String QUEUE = "acl";
@@ -154,6 +161,29 @@ class AclIntegrationTests {
 				.withMessageContaining("README (Deployment, ACL)");
 		});
 		assertThat(aclLog()).anySatisfy((entry) -> assertThat(entry).containsEntry("object", "time"));
+	}
+
+	@Test
+	void aUrlWithoutTheConfiguredUserConnectsAsTheDefaultUserAndTheStartupSaysSo(CapturedOutput output) {
+		createUser("delayed-tasks", readmeRules(this.redis.keyPrefix()));
+		runnerAs("delayed-tasks")
+			.withPropertyValues("delayed-tasks.worker.enabled=false",
+					"spring.data.redis.url=redis://" + this.redis.host() + ":" + this.redis.port())
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				byte[] whoami = context.getBean(StringRedisTemplate.class)
+					.execute((RedisCallback<byte[]>) (connection) -> (byte[]) connection.execute("ACL",
+							"WHOAMI".getBytes(StandardCharsets.UTF_8)));
+				assertThat(new String(whoami, StandardCharsets.UTF_8)).isEqualTo("default");
+				assertThat(output).contains("spring.data.redis.username is 'delayed-tasks', but spring.data.redis.url")
+					.contains("connects to Redis as the default user");
+			});
+		runnerAs("delayed-tasks")
+			.withPropertyValues("delayed-tasks.worker.enabled=false",
+					"spring.data.redis.url=redis://delayed-tasks:" + PASSWORD + "@" + this.redis.host() + ":"
+							+ this.redis.port())
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output.toString().split("spring.data.redis.username is", -1)).hasSize(2);
 	}
 
 	private ApplicationContextRunner runnerAs(String user) {
