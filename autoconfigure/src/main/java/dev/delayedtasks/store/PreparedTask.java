@@ -122,7 +122,11 @@ record PreparedTask(String queue, TaskId id, boolean absolute, long time, int ma
 			throw new InvalidTaskRequestException(
 					"Delay " + delay + " for queue '" + queue + "' is negative: use Duration.ZERO or a positive delay");
 		}
-		Duration longest = Duration.between(Instant.now(), LATEST);
+		// Not Duration.between: in nanoseconds the ~8,000 years overflow, and it throws
+		// and
+		// catches an ArithmeticException, with its stack trace, on every call.
+		Instant now = Instant.now();
+		Duration longest = Duration.ofSeconds(LATEST.getEpochSecond() - now.getEpochSecond(), -now.getNano());
 		if (delay.compareTo(longest) > 0) {
 			throw new InvalidTaskRequestException("Delay " + delay + " for queue '" + queue
 					+ "' is too long: the due time must not be later than " + LATEST);

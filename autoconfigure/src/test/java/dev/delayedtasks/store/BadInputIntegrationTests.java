@@ -182,6 +182,20 @@ class BadInputIntegrationTests {
 	}
 
 	@Test
+	void delayEndingADayBeforeYear9999IsAccepted() {
+		// its own key prefix, so that the other tests can still check that nothing was
+		// written under theirs
+		StoreSettings settings = StoreFixture.settings(this.testRedis.keyPrefix() + "-far", StoreFixture.LEASE,
+				StoreFixture.GRACE);
+		try (StoreFixture far = new StoreFixture(this.testRedis, settings)) {
+			Duration delay = Duration.between(Instant.now(), PreparedTask.LATEST).minusDays(1);
+			TaskId id = far.scheduler.schedule("q", new Payload("x"), delay);
+			assertThat(far.scheduler.find("q", id)).hasValueSatisfying((info) -> assertThat(info.dueAt()).isBetween(
+					PreparedTask.LATEST.minus(Duration.ofDays(2)), PreparedTask.LATEST.minus(Duration.ofHours(23))));
+		}
+	}
+
+	@Test
 	void hugeDelayIsRejected() {
 		Duration delay = Duration.ofSeconds(Long.MAX_VALUE);
 		assertRejected(() -> this.fixture.scheduler.schedule("q", new Payload("x"), delay),
