@@ -150,8 +150,18 @@ public final class DelayedTasksAutoConfiguration {
 		return new RedisQueueStats(scripts, settings);
 	}
 
+	/**
+	 * The startup checks, once every singleton exists: the connection's credentials, the
+	 * eviction policy, topology refresh on a Cluster, and the key layout version.
+	 * @param connectionFactory the connection factory
+	 * @param settings the store settings
+	 * @param queues the queue index
+	 * @param properties the properties
+	 * @param environment the environment, for the Redis connection properties
+	 * @return the checks
+	 */
 	@Bean
-	SmartInitializingSingleton delayedTasksLayoutVerification(RedisConnectionFactory connectionFactory,
+	SmartInitializingSingleton delayedTasksStartupChecks(RedisConnectionFactory connectionFactory,
 			StoreSettings settings, QueueIndex queues, DelayedTasksProperties properties, Environment environment) {
 		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
 		LayoutVersion layout = new LayoutVersion(redis, settings, queues);
