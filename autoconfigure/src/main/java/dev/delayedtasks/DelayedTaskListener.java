@@ -23,11 +23,39 @@ public interface DelayedTaskListener {
 	}
 
 	/**
+	 * A task whose send waited for its transaction's commit
+	 * ({@link TaskRequest#afterCommit()}) could not be stored after the commit: Redis
+	 * failed or could not be reached. The caller was told
+	 * {@link ScheduleResult.Outcome#PENDING PENDING} and is not told otherwise, so this
+	 * is the place to alert or to record the task for a retry. A timeout leaves it
+	 * unknown whether Redis stored the task: scheduling the id again is safe, as it
+	 * returns the existing task.
+	 * @param queue the queue
+	 * @param id the task's id
+	 * @param failure why the send failed
+	 */
+	default void afterCommitFailed(String queue, TaskId id, Throwable failure) {
+	}
+
+	/**
 	 * A scheduled or ready task was cancelled.
 	 * @param queue the queue
 	 * @param id the task
 	 */
 	default void cancelled(String queue, TaskId id) {
+	}
+
+	/**
+	 * A task had not started by its expiry, so it will never run: it was kept as a dead
+	 * letter with reason {@link FailureReason#EXPIRED expired}, or deleted
+	 * ({@code delayed-tasks.dead-letter.keep-expired}). Told by the instance whose
+	 * dispatcher found it.
+	 * @param queue the queue
+	 * @param id the task
+	 * @param expiresAt its expiry, Redis time
+	 * @since 0.1.0
+	 */
+	default void expired(String queue, TaskId id, Instant expiresAt) {
 	}
 
 	/**

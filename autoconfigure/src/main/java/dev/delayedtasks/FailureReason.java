@@ -56,6 +56,15 @@ public enum FailureReason {
 	CORRUPT("corrupt"),
 
 	/**
+	 * The task had not started by its expiry
+	 * ({@link TaskRequest#expiresAt(java.time.Instant)},
+	 * {@link TaskRequest#expireAfter(java.time.Duration)}), so it was never run; kept as
+	 * a dead letter when {@code delayed-tasks.expiry.dead-letter} is true. Decided by the
+	 * store.
+	 */
+	EXPIRED("expired"),
+
+	/**
 	 * A dead letter without an error record, for example one deleted by hand. Never
 	 * stored: it is what a dead letter without a reason reads as.
 	 */

@@ -28,6 +28,17 @@ public record TaskContext(TaskId id, String queue, int attempt, int deliveryCoun
 
 	/**
 	 * Create a context, copying the headers.
+	 * @param id the task's id
+	 * @param queue the queue
+	 * @param attempt which run this is: 1 for the first, 2 for the first retry, ...
+	 * @param deliveryCount how many times a worker claimed the task, this claim included
+	 * (more than {@code attempt} when a worker crashed or shut down while running it)
+	 * @param dueAt when the task was due, Redis time
+	 * @param createdAt when the task was scheduled, Redis time
+	 * @param startedAt when this run started, Redis time as seen by the claim
+	 * @param headers the headers sent with the task
+	 * @param leaseToken the fencing token of this run; pass it downstream to reject
+	 * writes from a run that lost its lease
 	 */
 	public TaskContext {
 		headers = Map.copyOf(headers);

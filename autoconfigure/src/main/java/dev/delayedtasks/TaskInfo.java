@@ -17,11 +17,13 @@ import org.jspecify.annotations.Nullable;
  * @param createdAt when it was stored, Redis time
  * @param cancelRequested whether a cancel was requested while it runs
  * @param lastError the last failure, or {@code null}
+ * @param expiresAt from when it is never run, Redis time, or {@code null} for no expiry
  * @author delayed-tasks
  * @since 0.1.0
  */
 public record TaskInfo(TaskId id, String queue, TaskState state, int failures, int deliveries, int maxAttempts,
-		Instant dueAt, Instant createdAt, boolean cancelRequested, @Nullable TaskError lastError) {
+		Instant dueAt, Instant createdAt, boolean cancelRequested, @Nullable TaskError lastError,
+		@Nullable Instant expiresAt) {
 
 	/**
 	 * A recorded failure.

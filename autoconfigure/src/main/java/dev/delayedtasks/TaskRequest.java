@@ -30,18 +30,81 @@ import org.jspecify.annotations.Nullable;
  * @param maxAttempts how many times the task may run before it is dead-lettered, or
  * {@code null} for the handler's retry policy
  * @param headers string headers that travel beside the payload
+ * @param sending when the task is sent inside a Spring-managed transaction: see
+ * {@link #afterCommit()}
+ * @param expiresAt the instant, in Redis time, from which the task is never run, or
+ * {@code null}
+ * @param expireAfter how long after it is stored, by Redis's clock, the task is never run
+ * any more, or {@code null}
  * @author delayed-tasks
  * @since 0.1.0
  */
 public record TaskRequest(String queue, @Nullable Object payload, @Nullable Duration delay, @Nullable Instant runAt,
 		@Nullable TaskId id, @Nullable String uniqueKey, @Nullable Duration uniqueFor, @Nullable Integer maxAttempts,
-		Map<String, String> headers) {
+		Map<String, String> headers, Sending sending, @Nullable Instant expiresAt, @Nullable Duration expireAfter) {
 
 	/**
 	 * Create a request, copying the headers.
+	 * @param queue the queue
+	 * @param payload the payload, serialized to JSON; {@code null} only for requests made
+	 * with {@link #of(String)}
+	 * @param delay the delay from Redis's "now", or {@code null}
+	 * @param runAt the instant to run at, compared with Redis time, or {@code null}
+	 * @param id a caller-supplied id, or {@code null} to generate one
+	 * @param uniqueKey the key that makes this task unique, or {@code null} to use the
+	 * payload when {@code uniqueFor} is set
+	 * @param uniqueFor how long a second request with the same unique key is answered
+	 * with this task instead of creating another, or {@code null} for no uniqueness
+	 * @param maxAttempts how many times the task may run before it is dead-lettered, or
+	 * {@code null} for the handler's retry policy
+	 * @param headers string headers that travel beside the payload
+	 * @param sending when the task is sent inside a Spring-managed transaction: see
+	 * {@link #afterCommit()}
+	 * @param expiresAt the instant, in Redis time, from which the task is never run, or
+	 * {@code null}
+	 * @param expireAfter how long after it is stored, by Redis's clock, the task is never
+	 * run any more, or {@code null}
 	 */
 	public TaskRequest {
 		headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+		sending = (sending != null) ? sending : Sending.DEFAULT;
+	}
+
+	/**
+	 * Create a request without expiry.
+	 * @param queue the queue
+	 * @param payload the payload
+	 * @param delay the delay, or {@code null}
+	 * @param runAt the instant, or {@code null}
+	 * @param id a caller-supplied id, or {@code null}
+	 * @param uniqueKey the unique key, or {@code null}
+	 * @param uniqueFor the uniqueness window, or {@code null}
+	 * @param maxAttempts the max attempts, or {@code null}
+	 * @param headers the headers
+	 * @param sending when the task is sent inside a Spring-managed transaction
+	 */
+	public TaskRequest(String queue, @Nullable Object payload, @Nullable Duration delay, @Nullable Instant runAt,
+			@Nullable TaskId id, @Nullable String uniqueKey, @Nullable Duration uniqueFor,
+			@Nullable Integer maxAttempts, Map<String, String> headers, Sending sending) {
+		this(queue, payload, delay, runAt, id, uniqueKey, uniqueFor, maxAttempts, headers, sending, null, null);
+	}
+
+	/**
+	 * Create a request that is sent as {@code delayed-tasks.producer.after-commit} says.
+	 * @param queue the queue
+	 * @param payload the payload
+	 * @param delay the delay, or {@code null}
+	 * @param runAt the instant, or {@code null}
+	 * @param id a caller-supplied id, or {@code null}
+	 * @param uniqueKey the unique key, or {@code null}
+	 * @param uniqueFor the uniqueness window, or {@code null}
+	 * @param maxAttempts the max attempts, or {@code null}
+	 * @param headers the headers
+	 */
+	public TaskRequest(String queue, @Nullable Object payload, @Nullable Duration delay, @Nullable Instant runAt,
+			@Nullable TaskId id, @Nullable String uniqueKey, @Nullable Duration uniqueFor,
+			@Nullable Integer maxAttempts, Map<String, String> headers) {
+		this(queue, payload, delay, runAt, id, uniqueKey, uniqueFor, maxAttempts, headers, Sending.DEFAULT);
 	}
 
 	/**
@@ -77,7 +140,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest delay(Duration delay) {
 		return new TaskRequest(this.queue, this.payload, delay, null, this.id, this.uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter);
 	}
 
 	/**
@@ -88,7 +151,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest at(Instant runAt) {
 		return new TaskRequest(this.queue, this.payload, null, runAt, this.id, this.uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter);
 	}
 
 	/**
@@ -109,7 +172,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest id(TaskId id) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, id, this.uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter);
 	}
 
 	/**
@@ -120,7 +183,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest uniqueKey(String uniqueKey) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter);
 	}
 
 	/**
@@ -132,7 +195,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest uniqueFor(Duration uniqueFor) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey, uniqueFor,
-				this.maxAttempts, this.headers);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter);
 	}
 
 	/**
@@ -143,7 +206,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest maxAttempts(int maxAttempts) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
-				this.uniqueFor, maxAttempts, this.headers);
+				this.uniqueFor, maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter);
 	}
 
 	/**
@@ -156,7 +219,87 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 		Map<String, String> copy = new LinkedHashMap<>(this.headers);
 		copy.put(name, value);
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
-				this.uniqueFor, this.maxAttempts, copy);
+				this.uniqueFor, this.maxAttempts, copy, this.sending, this.expiresAt, this.expireAfter);
+	}
+
+	/**
+	 * Never run the task from {@code expiresAt} on, compared with Redis's clock: a task
+	 * that has not started by then (its first run, or a retry) ends as
+	 * {@link FailureReason#EXPIRED expired} instead, kept as a dead letter or dropped
+	 * ({@code delayed-tasks.expiry.dead-letter}). A run under way is not stopped.
+	 * Replaces any {@link #expireAfter(Duration)}.
+	 * @param expiresAt the instant, after the time the task is due
+	 * @return a new request
+	 * @since 0.1.0
+	 */
+	public TaskRequest expiresAt(Instant expiresAt) {
+		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
+				this.uniqueFor, this.maxAttempts, this.headers, this.sending, expiresAt, null);
+	}
+
+	/**
+	 * Never run the task once {@code expireAfter} has passed since it was stored, by
+	 * Redis's clock; otherwise as {@link #expiresAt(Instant)}. Replaces any
+	 * {@link #expiresAt(Instant)}.
+	 * @param expireAfter the time to live, positive and longer than the delay
+	 * @return a new request
+	 * @since 0.1.0
+	 */
+	public TaskRequest expireAfter(Duration expireAfter) {
+		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
+				this.uniqueFor, this.maxAttempts, this.headers, this.sending, null, expireAfter);
+	}
+
+	/**
+	 * Send the task only when the surrounding Spring-managed transaction commits, and
+	 * never when it rolls back. The request is validated and its payload serialized at
+	 * the call, inside the transaction, so bad input still throws there; the call returns
+	 * a {@link ScheduleResult.Outcome#PENDING PENDING} result with the id the task will
+	 * have. Outside a transaction (no transaction synchronization active) the task is
+	 * sent at once, as without this option. A send that fails after the commit cannot
+	 * throw to the caller any more: it is logged, counted and reported to
+	 * {@link DelayedTaskListener#afterCommitFailed(String, TaskId, Throwable)}.
+	 * @return a new request
+	 * @since 0.1.0
+	 */
+	public TaskRequest afterCommit() {
+		return afterCommit(true);
+	}
+
+	/**
+	 * Whether to send the task only when the surrounding transaction commits
+	 * ({@link #afterCommit()}), or at once even inside a transaction: {@code false}
+	 * overrides {@code delayed-tasks.producer.after-commit=true} for this request.
+	 * @param afterCommit whether to wait for the commit
+	 * @return a new request
+	 * @since 0.1.0
+	 */
+	public TaskRequest afterCommit(boolean afterCommit) {
+		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
+				this.uniqueFor, this.maxAttempts, this.headers, afterCommit ? Sending.AFTER_COMMIT : Sending.AT_ONCE,
+				this.expiresAt, this.expireAfter);
+	}
+
+	/**
+	 * When a request is sent to Redis inside a Spring-managed transaction. Outside one,
+	 * every request is sent at once.
+	 *
+	 * @since 0.1.0
+	 */
+	public enum Sending {
+
+		/**
+		 * As {@code delayed-tasks.producer.after-commit} says (at once unless it is
+		 * {@code true}).
+		 */
+		DEFAULT,
+
+		/** When the transaction commits; never when it rolls back. */
+		AFTER_COMMIT,
+
+		/** At once, whatever the transaction does later. */
+		AT_ONCE
+
 	}
 
 }

@@ -13,15 +13,16 @@ import org.jspecify.annotations.Nullable;
  */
 public class TaskStoreException extends DelayedTaskException {
 
+	/** The id of the task the failed call was about, if it was about one. */
 	private final @Nullable TaskId taskId;
 
 	/**
 	 * Create an exception.
 	 * @param message what failed
 	 * @param taskId the id of the task being written, if any
-	 * @param cause the cause
+	 * @param cause the cause, if any
 	 */
-	public TaskStoreException(String message, @Nullable TaskId taskId, Throwable cause) {
+	public TaskStoreException(String message, @Nullable TaskId taskId, @Nullable Throwable cause) {
 		super(message, cause);
 		this.taskId = taskId;
 	}

@@ -17,10 +17,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's "Application API and internals" table is the application API: every public
- * type of the runtime is either listed there or lives in a package whose Javadoc marks it
- * internal, and every listed type exists and is public. A new public type therefore needs
- * a decision: document it as API, or keep it internal.
+ * The "Application API and internals" table of docs/api.md is the application API: every
+ * public type of the runtime is either listed there or lives in a package whose Javadoc
+ * marks it internal, and every listed type exists and is public. A new public type
+ * therefore needs a decision: document it as API, or keep it internal.
  */
 class ApiSurfaceTests {
 
@@ -44,7 +44,8 @@ class ApiSurfaceTests {
 				undecided.add(type);
 			}
 		}
-		assertThat(undecided).as("public types neither in the README's API table nor in a package marked internal")
+		assertThat(undecided)
+			.as("public types neither in the API table of docs/api.md nor in a package marked internal")
 			.isEmpty();
 	}
 
@@ -60,11 +61,11 @@ class ApiSurfaceTests {
 	}
 
 	private static Set<String> documentedApi() throws IOException {
-		String readme = Files.readString(Path.of("../README.md"), StandardCharsets.UTF_8);
-		int start = readme.indexOf("### Application API and internals");
-		assertThat(start).as("the README's API section").isNotNegative();
+		String page = Files.readString(Path.of("../docs/api.md"), StandardCharsets.UTF_8);
+		int start = page.indexOf("## Application API and internals");
+		assertThat(start).as("the API section of docs/api.md").isNotNegative();
 		Set<String> api = new TreeSet<>();
-		Matcher row = TABLE_ROW.matcher(readme.substring(start));
+		Matcher row = TABLE_ROW.matcher(page.substring(start));
 		while (row.find()) {
 			// Only the names before a parenthesis or colon: the rest of a cell explains.
 			String names = row.group(2).split("[(:]")[0];
@@ -73,7 +74,7 @@ class ApiSurfaceTests {
 				api.add(row.group(1) + "." + name.group(1));
 			}
 		}
-		assertThat(api).as("types listed in the README's API table").isNotEmpty();
+		assertThat(api).as("types listed in the API table of docs/api.md").isNotEmpty();
 		return api;
 	}
 
@@ -95,7 +96,7 @@ class ApiSurfaceTests {
 	private static boolean isInInternalPackage(String type) throws IOException {
 		String pkg = type.substring(0, type.lastIndexOf('.'));
 		String javadoc = packageJavadoc(pkg);
-		// Wholly internal, or internal except for types it names (which the README
+		// Wholly internal, or internal except for types it names (which docs/api.md
 		// lists).
 		return javadoc.contains("<strong>Internal.</strong>") || javadoc.contains("<strong>Internal</strong>, except")
 				|| javadoc.contains("are internal") || javadoc.contains("which is internal");

@@ -147,4 +147,38 @@ class TaskRequestTests {
 			.withMessageContaining("Task id 'bad id' is invalid");
 	}
 
+	@Test
+	void afterCommitIsAnOptionThatDefaultsToTheApplicationsSetting() {
+		TaskRequest request = TaskRequest.of("emails", "hello");
+		assertThat(request.sending()).isEqualTo(TaskRequest.Sending.DEFAULT);
+		assertThat(request.afterCommit().sending()).isEqualTo(TaskRequest.Sending.AFTER_COMMIT);
+		assertThat(request.afterCommit(false).sending()).isEqualTo(TaskRequest.Sending.AT_ONCE);
+		assertThat(request.afterCommit().delay(DELAY).id("i").header("a", "1").maxAttempts(2).sending())
+			.as("kept by every other option")
+			.isEqualTo(TaskRequest.Sending.AFTER_COMMIT);
+		assertThat(new TaskRequest("emails", "hello", null, null, null, null, null, null, Map.of(), null).sending())
+			.isEqualTo(TaskRequest.Sending.DEFAULT);
+	}
+
+	@Test
+	void expiresAtAndExpireAfterAreExclusiveAndEveryOtherSettingKeepsThem() {
+		TaskRequest at = TaskRequest.of("emails", "hello").expiresAt(AT);
+		assertThat(at.expiresAt()).isEqualTo(AT);
+		assertThat(at.expireAfter()).isNull();
+		TaskRequest after = at.expireAfter(Duration.ofMinutes(5));
+		assertThat(after.expiresAt()).isNull();
+		assertThat(after.expireAfter()).isEqualTo(Duration.ofMinutes(5));
+		assertThat(after.expiresAt(AT).expireAfter()).isNull();
+		TaskRequest changed = after.delay(Duration.ofSeconds(1))
+			.id("i")
+			.uniqueKey("u")
+			.uniqueFor(Duration.ofSeconds(3))
+			.maxAttempts(2)
+			.header("h", "1")
+			.afterCommit();
+		assertThat(changed.expireAfter()).isEqualTo(Duration.ofMinutes(5));
+		assertThat(changed.at(AT).expireAfter()).isEqualTo(Duration.ofMinutes(5));
+		assertThat(TaskRequest.of("emails", "hello").expiresAt()).isNull();
+	}
+
 }

@@ -13,6 +13,7 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.Names;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.QueueRemoval;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
 import dev.delayedtasks.store.DeadLetterListing;
@@ -38,9 +39,13 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * The {@code delayedtasks} Actuator endpoint: queues with their counts, handlers and
  * timer owner; one queue with its newest dead letters; one task. With
  * {@code management.endpoint.delayedtasks.access=unrestricted} also: redrive and purge
- * dead letters, cancel a task, pause and resume a queue. Never returns payloads. Reads
- * come from Redis directly (they are operator requests, not scrapes). Unknown queues and
- * tasks answer {@code null} (404 over HTTP); invalid names answer 400.
+ * dead letters, cancel a task, pause and resume a queue, remove an empty queue from the
+ * index. Never returns payloads. Reads come from Redis directly (they are operator
+ * requests, not scrapes); the queue list reads at most
+ * {@code delayed-tasks.monitoring.max-queues} queues (more only if this instance handles
+ * more, see {@link ReportedQueues}) and counts the rest, so its size and its Redis calls
+ * are bounded however many queue names the index holds. Unknown queues and tasks answer
+ * {@code null} (404 over HTTP); invalid names answer 400.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -50,7 +55,7 @@ public class DelayedTasksEndpoint {
 
 	private static final int DEAD_LETTERS_SHOWN = 20;
 
-	private static final Set<String> QUEUE_ACTIONS = Set.of("pause", "resume", "redrive");
+	private static final Set<String> QUEUE_ACTIONS = Set.of("pause", "resume", "redrive", "remove");
 
 	private final RedisQueueStats stats;
 
@@ -64,33 +69,60 @@ public class DelayedTasksEndpoint {
 
 	private final @Nullable DelayedTaskHandlerRegistry registry;
 
+	private final ReportedQueues reported;
+
+	/**
+	 * Create the endpoint that lists at most {@value QueueSnapshots#DEFAULT_MAX_QUEUES}
+	 * queues, handled ones first.
+	 * @param stats reads queue stats
+	 * @param index the known queues
+	 * @param scheduler finds and cancels tasks
+	 * @param deadLetters the dead letters
+	 * @param control pauses, resumes and removes queues
+	 * @param registry this instance's handlers, or {@code null} on a producer-only
+	 * instance
+	 */
+	public DelayedTasksEndpoint(RedisQueueStats stats, QueueIndex index, DelayedTaskScheduler scheduler,
+			DeadLetters deadLetters, QueueControl control, @Nullable DelayedTaskHandlerRegistry registry) {
+		this(stats, index, scheduler, deadLetters, control, registry,
+				new ReportedQueues(QueueSnapshots.DEFAULT_MAX_QUEUES, Set.of(), () -> handledQueues(registry)));
+	}
+
 	/**
 	 * Create the endpoint.
 	 * @param stats reads queue stats
 	 * @param index the known queues
 	 * @param scheduler finds and cancels tasks
 	 * @param deadLetters the dead letters
-	 * @param control pauses and resumes queues
+	 * @param control pauses, resumes and removes queues
 	 * @param registry this instance's handlers, or {@code null} on a producer-only
 	 * instance
+	 * @param reported chooses the queues the queue list shows
 	 */
 	public DelayedTasksEndpoint(RedisQueueStats stats, QueueIndex index, DelayedTaskScheduler scheduler,
-			DeadLetters deadLetters, QueueControl control, @Nullable DelayedTaskHandlerRegistry registry) {
+			DeadLetters deadLetters, QueueControl control, @Nullable DelayedTaskHandlerRegistry registry,
+			ReportedQueues reported) {
 		this.stats = stats;
 		this.index = index;
 		this.scheduler = scheduler;
 		this.deadLetters = deadLetters;
 		this.control = control;
 		this.registry = registry;
+		this.reported = reported;
 	}
 
 	/**
-	 * Every known queue.
+	 * The known queues: those handled here, then up to
+	 * {@code delayed-tasks.monitoring.max-queues} others (declared ones first, then by
+	 * name), with how many are left out.
 	 * @return the queues
 	 */
 	@ReadOperation
 	public QueuesDescriptor queues() {
-		return new QueuesDescriptor(knownQueues().stream().map((queue) -> describe(this.stats.read(queue))).toList());
+		ReportedQueues.Selection selection = this.reported.select(this.index.queues());
+		return new QueuesDescriptor(
+				selection.queues().stream().map((queue) -> describe(this.stats.read(queue))).toList(),
+				selection.known(), selection.omitted());
 	}
 
 	/**
@@ -123,8 +155,9 @@ public class DelayedTasksEndpoint {
 	}
 
 	/**
-	 * Act on a queue: {@code pause}, {@code resume} or {@code redrive} (all its dead
-	 * letters).
+	 * Act on a queue: {@code pause}, {@code resume}, {@code redrive} (all its dead
+	 * letters) or {@code remove} (from the index of known queues, when it is empty and no
+	 * handler runs for it; a refusal is an invalid request whose message says why).
 	 * @param queue the queue
 	 * @param action the action
 	 * @return what was done, or {@code null} when the queue is unknown
@@ -135,12 +168,19 @@ public class DelayedTasksEndpoint {
 		// An invalid request is invalid (400) whether or not the queue is known (404).
 		if (!QUEUE_ACTIONS.contains(action)) {
 			throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a queue",
-					"Unknown action '" + action + "': use pause, resume or redrive");
+					"Unknown action '" + action + "': use pause, resume, redrive or remove");
 		}
 		if (!isKnown(queue)) {
 			return null;
 		}
 		return switch (action) {
+			case "remove" -> {
+				QueueRemoval removal = this.control.remove(queue);
+				if (!removal.removed()) {
+					throw new InvalidEndpointRequestException(removal.message(), removal.message());
+				}
+				yield new ActionDescriptor(queue, null, action, 1);
+			}
 			case "pause" -> {
 				this.control.pause(queue);
 				yield new ActionDescriptor(queue, null, action, 1);
@@ -200,18 +240,36 @@ public class DelayedTasksEndpoint {
 				QueueCounter.byDisplayName(stats));
 	}
 
+	/**
+	 * Remove a queue from the index of known queues (see {@link QueueControl#remove}),
+	 * for the web extension, which answers a refusal with 409 and its reasons.
+	 * @param queue the queue
+	 * @return what was done, or {@code null} when the queue is unknown
+	 */
+	@Nullable QueueRemoval remove(String queue) {
+		return isKnown(checkQueue(queue)) ? this.control.remove(queue) : null;
+	}
+
 	private Collection<HandlerContainer> handlers() {
 		return (this.registry != null) ? this.registry.getHandlers() : List.of();
 	}
 
-	private Set<String> knownQueues() {
-		Set<String> queues = new TreeSet<>(this.index.queues());
-		handlers().forEach((handler) -> queues.add(handler.queue()));
+	private static Set<String> handledQueues(@Nullable DelayedTaskHandlerRegistry registry) {
+		Set<String> queues = new TreeSet<>();
+		if (registry != null) {
+			registry.getHandlers().forEach((handler) -> queues.add(handler.queue()));
+		}
 		return queues;
 	}
 
+	/**
+	 * Whether a queue is handled here or in the index: one {@code SISMEMBER}, not a read
+	 * of the whole index.
+	 * @param queue the queue
+	 * @return whether it is known
+	 */
 	private boolean isKnown(String queue) {
-		return knownQueues().contains(queue);
+		return handlers().stream().anyMatch((handler) -> handler.queue().equals(queue)) || this.index.contains(queue);
 	}
 
 	private static String checkQueue(String queue) {
@@ -233,11 +291,15 @@ public class DelayedTasksEndpoint {
 	}
 
 	/**
-	 * All queues.
+	 * The known queues, or those of them that are reported.
 	 *
-	 * @param queues the queues
+	 * @param queues the queues reported: every queue handled here, then up to
+	 * {@code delayed-tasks.monitoring.max-queues} others
+	 * @param knownQueues the queues in the index or handled here
+	 * @param unreportedQueues the known queues left out of {@code queues}
 	 */
-	public record QueuesDescriptor(List<QueueDescriptor> queues) implements OperationResponseBody {
+	public record QueuesDescriptor(List<QueueDescriptor> queues, int knownQueues,
+			int unreportedQueues) implements OperationResponseBody {
 
 	}
 

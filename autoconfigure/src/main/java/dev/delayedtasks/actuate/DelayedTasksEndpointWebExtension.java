@@ -1,8 +1,10 @@
 package dev.delayedtasks.actuate;
 
+import dev.delayedtasks.QueueRemoval;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -11,13 +13,16 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 
 /**
  * Over HTTP, a write operation on an unknown queue or task answers 404 instead of an
- * empty 204.
+ * empty 204, and a refused removal of a queue answers 409 with the reason and the queue's
+ * counts.
  *
  * @author delayed-tasks
  * @since 0.1.0
  */
 @EndpointWebExtension(endpoint = DelayedTasksEndpoint.class)
 public class DelayedTasksEndpointWebExtension {
+
+	private static final int STATUS_CONFLICT = 409;
 
 	private final DelayedTasksEndpoint endpoint;
 
@@ -30,13 +35,23 @@ public class DelayedTasksEndpointWebExtension {
 	}
 
 	/**
-	 * Act on a queue, 404 when it is unknown.
+	 * Act on a queue, 404 when it is unknown, 409 when it cannot be removed.
 	 * @param queue the queue
-	 * @param action {@code pause}, {@code resume} or {@code redrive}
+	 * @param action {@code pause}, {@code resume}, {@code redrive} or {@code remove}
 	 * @return the response
 	 */
 	@WriteOperation
-	public WebEndpointResponse<ActionDescriptor> queueAction(@Selector String queue, String action) {
+	public WebEndpointResponse<? extends OperationResponseBody> queueAction(@Selector String queue, String action) {
+		if ("remove".equals(action)) {
+			QueueRemoval removal = this.endpoint.remove(queue);
+			if (removal == null) {
+				return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+			}
+			if (!removal.removed()) {
+				return new WebEndpointResponse<>(RefusalDescriptor.of(removal), STATUS_CONFLICT);
+			}
+			return new WebEndpointResponse<>(new ActionDescriptor(queue, null, action, 1));
+		}
 		return respond(this.endpoint.queueAction(queue, action));
 	}
 
@@ -66,6 +81,29 @@ public class DelayedTasksEndpointWebExtension {
 	private static WebEndpointResponse<ActionDescriptor> respond(@Nullable ActionDescriptor result) {
 		return (result != null) ? new WebEndpointResponse<>(result)
 				: new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+	}
+
+	/**
+	 * A refused write operation.
+	 *
+	 * @param queue the queue
+	 * @param action the action
+	 * @param reason why it was refused: {@code NOT_EMPTY}, {@code HANDLED_HERE},
+	 * {@code HANDLED_ELSEWHERE} or {@code IN_USE}
+	 * @param message what happened and what to do
+	 * @param scheduled the queue's scheduled tasks
+	 * @param ready its ready tasks
+	 * @param active its active tasks
+	 * @param dead its dead letters
+	 */
+	public record RefusalDescriptor(String queue, String action, String reason, String message, long scheduled,
+			long ready, long active, long dead) implements OperationResponseBody {
+
+		static RefusalDescriptor of(QueueRemoval removal) {
+			return new RefusalDescriptor(removal.queue(), "remove", removal.outcome().name(), removal.message(),
+					removal.scheduled(), removal.ready(), removal.active(), removal.dead());
+		}
+
 	}
 
 }

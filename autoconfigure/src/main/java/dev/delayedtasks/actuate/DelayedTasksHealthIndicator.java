@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.delayedtasks.recurring.RecurringSnapshot;
 import dev.delayedtasks.store.QueueStats;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.HandlerContainer;
@@ -28,7 +29,11 @@ import org.springframework.boot.health.contributor.Health;
  * DOWN, and Redis reachability is left to Spring Boot's own {@code redis} indicator, so a
  * Redis blip does not restart every pod. Queues whose keys cannot be read (a key of the
  * wrong type, a denied command) are listed, not DOWN. A paused queue is UP and shows
- * {@code paused: true}.
+ * {@code paused: true}. The details list the queues of the snapshot only (every queue
+ * handled here, then up to {@code delayed-tasks.monitoring.max-queues} others, see
+ * {@link ReportedQueues}), and count the known queues and those left out. Recurring
+ * schedules that found ticks missed recently are listed under
+ * {@code recurringMissingTicks}, not DOWN.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -43,6 +48,8 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 
 	private final Map<String, Instant> ownerlessSince = new ConcurrentHashMap<>();
 
+	private final @Nullable RecurringSnapshot recurring;
+
 	/**
 	 * Create the indicator.
 	 * @param snapshots the queue snapshots
@@ -53,10 +60,25 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 	 */
 	public DelayedTasksHealthIndicator(QueueSnapshots snapshots, @Nullable DelayedTaskHandlerRegistry registry,
 			Duration ownerlessTolerance) {
+		this(snapshots, registry, ownerlessTolerance, null);
+	}
+
+	/**
+	 * Create the indicator, with the recurring schedules.
+	 * @param snapshots the queue snapshots
+	 * @param registry this instance's handlers, or {@code null} on a producer-only
+	 * instance
+	 * @param ownerlessTolerance how long a handled queue may go without a timer owner (a
+	 * takeover in progress)
+	 * @param recurring the recurring schedules' snapshot, or {@code null}
+	 */
+	public DelayedTasksHealthIndicator(QueueSnapshots snapshots, @Nullable DelayedTaskHandlerRegistry registry,
+			Duration ownerlessTolerance, @Nullable RecurringSnapshot recurring) {
 		super("delayed-tasks health check failed");
 		this.snapshots = snapshots;
 		this.registry = registry;
 		this.ownerlessTolerance = ownerlessTolerance;
+		this.recurring = recurring;
 	}
 
 	@Override
@@ -115,11 +137,20 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 			builder.withDetail("problem", "the handler registry is not running");
 			up = false;
 		}
+		// The snapshot holds the reported queues only (every queue handled here, then up
+		// to delayed-tasks.monitoring.max-queues others): the rest are counted.
+		ReportedQueues.Selection selection = this.snapshots.selection();
 		builder.withDetail("queues", queues)
 			.withDetail("readyWithoutHandler", readyWithoutHandler)
-			.withDetail("unreadableQueues", new TreeSet<>(unreadableQueues.keySet()));
+			.withDetail("unreadableQueues", new TreeSet<>(unreadableQueues.keySet()))
+			.withDetail("knownQueues", selection.known())
+			.withDetail("unreportedQueues", selection.omitted());
 		if (this.snapshots.refreshedAt() != null) {
 			builder.withDetail("snapshotAt", this.snapshots.refreshedAt().toString());
+		}
+		if (this.recurring != null) {
+			// Reported, not DOWN: restarting an instance brings no missed tick back.
+			builder.withDetail("recurringMissingTicks", this.recurring.missingTicks());
 		}
 		if (up) {
 			builder.up();

@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -30,8 +29,11 @@ import org.springframework.dao.TransientDataAccessException;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * Keeps a snapshot of every known queue's {@link QueueStats}, refreshed in the
- * background, so that gauges, health checks and scrapes never call Redis.
+ * Keeps a snapshot of the {@link QueueStats} of the queues that are reported
+ * ({@link ReportedQueues}: at most {@code delayed-tasks.monitoring.max-queues}, handled
+ * ones first and always), refreshed in the background, so that gauges, health checks and
+ * scrapes never call Redis, and a refresh makes a bounded number of Redis calls however
+ * many queue names the index holds.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -40,17 +42,24 @@ public final class QueueSnapshots implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(QueueSnapshots.class);
 
+	/**
+	 * The default of {@code delayed-tasks.monitoring.max-queues}.
+	 */
+	public static final int DEFAULT_MAX_QUEUES = 100;
+
 	private final RedisQueueStats stats;
 
 	private final QueueIndex index;
 
-	private final Supplier<Set<String>> localQueues;
+	private final ReportedQueues reported;
 
 	private final Duration interval;
 
 	private final List<Consumer<Map<String, QueueStats>>> listeners = new CopyOnWriteArrayList<>();
 
 	private volatile Map<String, QueueStats> snapshot = Map.of();
+
+	private volatile ReportedQueues.Selection selection = new ReportedQueues.Selection(List.of(), 0, 0);
 
 	private volatile @Nullable Instant refreshedAt;
 
@@ -71,9 +80,20 @@ public final class QueueSnapshots implements SmartLifecycle {
 	 */
 	public QueueSnapshots(RedisQueueStats stats, QueueIndex index, Supplier<Set<String>> localQueues,
 			Duration interval) {
+		this(stats, index, new ReportedQueues(DEFAULT_MAX_QUEUES, Set.of(), localQueues), interval);
+	}
+
+	/**
+	 * Create the snapshots.
+	 * @param stats reads one queue's stats
+	 * @param index the known queues
+	 * @param reported chooses the queues that are read
+	 * @param interval how often to refresh
+	 */
+	public QueueSnapshots(RedisQueueStats stats, QueueIndex index, ReportedQueues reported, Duration interval) {
 		this.stats = stats;
 		this.index = index;
-		this.localQueues = localQueues;
+		this.reported = reported;
 		if (interval.isNegative() || interval.isZero()) {
 			throw new IllegalArgumentException(
 					"delayed-tasks.snapshot-interval must be positive, but is " + interval + ": use for example 5s");
@@ -88,6 +108,22 @@ public final class QueueSnapshots implements SmartLifecycle {
 	public void onRefresh(Consumer<Map<String, QueueStats>> listener) {
 		this.listeners.add(listener);
 		listener.accept(this.snapshot);
+	}
+
+	/**
+	 * The most queues reported, unless this instance handles more.
+	 * @return {@code delayed-tasks.monitoring.max-queues}
+	 */
+	public int maxQueues() {
+		return this.reported.maxQueues();
+	}
+
+	/**
+	 * Which queues the latest snapshot holds, and how many known queues it leaves out.
+	 * @return the selection (empty before the first refresh)
+	 */
+	public ReportedQueues.Selection selection() {
+		return this.selection;
 	}
 
 	/**
@@ -116,20 +152,22 @@ public final class QueueSnapshots implements SmartLifecycle {
 	}
 
 	/**
-	 * Read every known queue now.
+	 * Read the reported queues now.
 	 */
 	public void refresh() {
 		try {
-			Set<String> queues = new TreeSet<>(this.index.queues());
-			queues.addAll(this.localQueues.get());
+			ReportedQueues.Selection chosen = this.reported.select(this.index.queues());
 			Map<String, QueueStats> fresh = new LinkedHashMap<>();
-			for (String queue : queues) {
+			for (String queue : chosen.queues()) {
 				QueueStats read = readQueue(queue);
 				if (read != null) {
 					fresh.put(queue, read);
 				}
 			}
+			// A queue no longer reported (removed, or crowded out) is no longer read.
+			this.unreadable.keySet().retainAll(chosen.queues());
 			this.snapshot = Collections.unmodifiableMap(fresh);
+			this.selection = chosen;
 			this.refreshedAt = Instant.now();
 			this.failing = false;
 			this.listeners.forEach((listener) -> listener.accept(this.snapshot));

@@ -1,6 +1,7 @@
 /**
- * The {@link dev.delayedtasks.annotation.DelayedTaskHandler} annotation, application API,
- * and the post-processor that finds it, which is internal.
+ * The {@link dev.delayedtasks.annotation.DelayedTaskHandler} and
+ * {@link dev.delayedtasks.annotation.Recurring} annotations, application API, and the
+ * post-processors that find them, which are internal.
  */
 @NullMarked
 package dev.delayedtasks.annotation;

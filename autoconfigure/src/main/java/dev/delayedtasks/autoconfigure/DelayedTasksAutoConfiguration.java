@@ -1,29 +1,49 @@
 package dev.delayedtasks.autoconfigure;
 
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.ReactiveDelayedTaskScheduler;
 import dev.delayedtasks.observation.ScheduleObservationConvention;
 import dev.delayedtasks.store.DeadLetterRetention;
 import dev.delayedtasks.store.EvictionPolicyCheck;
+import dev.delayedtasks.store.FunctionLibraries;
+import dev.delayedtasks.store.FunctionLibrary;
+import dev.delayedtasks.store.FunctionScriptCall;
 import dev.delayedtasks.store.LayoutVersion;
+import dev.delayedtasks.store.OutageBuffer;
+import dev.delayedtasks.store.OutcomeTracker;
 import dev.delayedtasks.store.PayloadCodec;
 import dev.delayedtasks.store.PayloadLimits;
+import dev.delayedtasks.store.QueueDeclarations;
 import dev.delayedtasks.store.QueueIndex;
+import dev.delayedtasks.store.ReactiveStoreScripts;
 import dev.delayedtasks.store.RedisDeadLetters;
 import dev.delayedtasks.store.RedisDelayedTaskScheduler;
+import dev.delayedtasks.store.RedisMasters;
 import dev.delayedtasks.store.RedisQueueControl;
 import dev.delayedtasks.store.RedisQueueStats;
+import dev.delayedtasks.store.RedisServerCheck;
 import dev.delayedtasks.store.RedisTaskStore;
 import dev.delayedtasks.store.StoreScripts;
 import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
 import dev.delayedtasks.store.TopologyRefreshCheck;
+import dev.delayedtasks.store.WarmStart;
+import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import dev.delayedtasks.worker.HandlerEndpoint;
 import dev.delayedtasks.worker.Listeners;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -32,13 +52,20 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.util.ClassUtils;
 
 /**
  * Auto-configuration of the delayed-tasks store: a {@link DelayedTaskScheduler} and
@@ -55,36 +82,110 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 @ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 @ConditionalOnBooleanProperty(name = "delayed-tasks.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DelayedTasksProperties.class)
-@Import(DelayedTasksWorkerConfiguration.class)
+@Import({ DelayedTasksWorkerConfiguration.class, DelayedTasksRecurringConfiguration.class })
 public final class DelayedTasksAutoConfiguration {
+
+	/**
+	 * Binds an empty {@code delayed-tasks.queues.<name>=} entry (a declared queue without
+	 * overrides) on every supported Spring Boot version.
+	 * @return the converter
+	 */
+	@Bean
+	@ConfigurationPropertiesBinding
+	static EmptyQueueEntryConverter delayedTasksEmptyQueueEntryConverter() {
+		return new EmptyQueueEntryConverter();
+	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	StoreSettings delayedTasksStoreSettings(DelayedTasksProperties properties) {
 		DelayedTasksProperties.Worker worker = properties.worker();
 		return StoreSettings.of(properties.keyPrefix(), worker.leaseDuration(), worker.reapGrace(),
-				worker.maxDeliveries(), properties.deadLetter().retention(), properties.deadLetter().maxCount());
+				worker.maxDeliveries(), properties.deadLetter().retention(), properties.deadLetter().maxCount(),
+				properties.deadLetter().keepExpired());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	StoreScripts delayedTasksStoreScripts(RedisConnectionFactory connectionFactory) {
-		return new StoreScripts(new StringRedisTemplate(connectionFactory));
+	RedisMasters delayedTasksRedisMasters(RedisConnectionFactory connectionFactory) {
+		// The command timeout of the application's connection; Lettuce's own default
+		// (60 s) where the factory is not Lettuce's, though Functions need Lettuce.
+		Duration timeout = (connectionFactory instanceof LettuceConnectionFactory lettuce)
+				? Duration.ofMillis(lettuce.getTimeout()) : Duration.ofSeconds(60);
+		return new RedisMasters(new StringRedisTemplate(connectionFactory), timeout);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnProperty(name = "delayed-tasks.scripts.mode", havingValue = "functions")
+	FunctionLibraries delayedTasksFunctionLibraries(RedisMasters masters, DelayedTasksProperties properties) {
+		return new FunctionLibraries(masters, new FunctionLibrary(), properties.scripts().loadLibrary());
+	}
+
+	/**
+	 * The scripts, sent with EVALSHA/EVAL or, in functions mode, with FCALL.
+	 * @param connectionFactory the connection to Redis
+	 * @param masters the masters, for FCALL
+	 * @param libraries the function library in functions mode
+	 * @param properties the properties
+	 * @return the scripts
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	StoreScripts delayedTasksStoreScripts(RedisConnectionFactory connectionFactory, RedisMasters masters,
+			ObjectProvider<FunctionLibraries> libraries, DelayedTasksProperties properties) {
+		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
+		FunctionLibraries functions = libraries.getIfAvailable();
+		return (functions != null)
+				? new StoreScripts(redis,
+						new FunctionScriptCall(masters, functions, properties.scripts().loadLibrary()))
+				: new StoreScripts(redis);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	PayloadCodec delayedTasksPayloadCodec(ObjectProvider<JsonMapper> jsonMapper, DelayedTasksProperties properties) {
 		DelayedTasksProperties.Producer producer = properties.producer();
-		return new PayloadCodec(jsonMapper.getIfAvailable(JsonMapper::shared),
-				new PayloadLimits(producer.maxPayloadSize(), producer.maxHeaders(), producer.maxHeadersSize()),
+		return new PayloadCodec(
+				jsonMapper.getIfAvailable(JsonMapper::shared), new PayloadLimits(producer.maxPayloadSize(),
+						producer.maxHeaders(), producer.maxHeadersSize(), properties.results().maxSize()),
 				properties.includePayloadInErrors());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	QueueIndex delayedTasksQueueIndex(RedisConnectionFactory connectionFactory, StoreSettings settings) {
-		return new QueueIndex(new StringRedisTemplate(connectionFactory), settings.keyPrefix());
+	QueueIndex delayedTasksQueueIndex(RedisConnectionFactory connectionFactory, StoreSettings settings,
+			DelayedTasksProperties properties) {
+		return new QueueIndex(new StringRedisTemplate(connectionFactory), settings.keyPrefix(),
+				properties.monitoring().queueIndexWarnThreshold());
+	}
+
+	/**
+	 * The queues this application knows: the names under {@code delayed-tasks.queues},
+	 * and the queues of this instance's handlers (none on a producer-only instance),
+	 * looked up when a task is scheduled, as handlers register while the context starts.
+	 * @param properties the properties
+	 * @param handlerRegistry the handler registry, absent on a producer-only instance
+	 * @return the declarations
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	QueueDeclarations delayedTasksQueueDeclarations(DelayedTasksProperties properties,
+			ObjectProvider<DelayedTaskHandlerRegistry> handlerRegistry) {
+		Function<String, Optional<QueueDeclarations.HandledQueue>> handlerOf = (queue) -> {
+			DelayedTaskHandlerRegistry registry = handlerRegistry.getIfAvailable();
+			return (registry != null) ? registry.getEndpointForQueue(queue)
+				.map((endpoint) -> new QueueDeclarations.HandledQueue("@DelayedTaskHandler " + endpoint.id(),
+						endpoint.method().payloadType()))
+					: Optional.empty();
+		};
+		Supplier<Collection<String>> handledQueues = () -> {
+			DelayedTaskHandlerRegistry registry = handlerRegistry.getIfAvailable();
+			return (registry != null) ? registry.getEndpoints().stream().map(HandlerEndpoint::queue).toList()
+					: List.of();
+		};
+		return QueueDeclarations.of(properties.queues().keySet(), properties.producer().declaredQueuesOnly(), handlerOf,
+				handledQueues);
 	}
 
 	@Bean
@@ -92,26 +193,78 @@ public final class DelayedTasksAutoConfiguration {
 	RedisDelayedTaskScheduler delayedTaskScheduler(StoreScripts scripts, StoreSettings settings, PayloadCodec codec,
 			QueueIndex queues, DelayedTasksProperties properties, ObjectProvider<DelayedTaskListener> listeners,
 			ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<ScheduleObservationConvention> observationConvention) {
+			ObjectProvider<ScheduleObservationConvention> observationConvention, QueueDeclarations declarations,
+			RedisConnectionFactory connectionFactory, ResourceLoader resourceLoader, OutcomeTracker tracker) {
 		// Max attempts when a request sets none: the queue's configured max retries + 1,
 		// the same on every instance, whether or not it hosts the queue's handler.
 		ToIntFunction<String> maxAttempts = (queue) -> properties.retry(queue).maxRetries() + 1;
 		Listeners onScheduled = new Listeners(listeners.orderedStream().toList());
 		return new RedisDelayedTaskScheduler(scripts, settings, codec, queues, maxAttempts,
 				properties.producer().batchSize(), properties.producer().batchBytes(), onScheduled,
-				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), observationConvention.getIfUnique());
+				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), observationConvention.getIfUnique(),
+				declarations, properties.producer().afterCommit(),
+				reactiveScripts(connectionFactory, scripts, resourceLoader),
+				outageBuffer(properties.producer().outageBuffer()), properties::resultsRetention, tracker);
+	}
+
+	/**
+	 * Tracks the tasks this instance asks about. Subscribes only when the first task is
+	 * tracked.
+	 * @param connectionFactory the connection factory
+	 * @param scripts the scripts
+	 * @param settings the key layout
+	 * @param codec reads results
+	 * @param properties the properties
+	 * @return the tracker
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	OutcomeTracker delayedTasksOutcomeTracker(RedisConnectionFactory connectionFactory, StoreScripts scripts,
+			StoreSettings settings, PayloadCodec codec, DelayedTasksProperties properties) {
+		return new OutcomeTracker(connectionFactory, scripts, settings, codec, properties.results().trackedRetention());
+	}
+
+	private static OutageBuffer outageBuffer(DelayedTasksProperties.OutageBuffer properties) {
+		return properties.enabled() ? OutageBuffer.of(properties.maxTasks(), properties.maxWait())
+				: OutageBuffer.DISABLED;
+	}
+
+	/**
+	 * The scripts on the reactive side of the connection factory, which the non-blocking
+	 * API runs on; without Reactor or a reactive side, that API runs the blocking calls
+	 * on the calling thread.
+	 * @param connectionFactory the connection factory
+	 * @param scripts the blocking scripts
+	 * @param resourceLoader the application's resource loader, for its class loader
+	 * @return the reactive scripts, or {@code null}
+	 */
+	private static @Nullable ReactiveStoreScripts reactiveScripts(RedisConnectionFactory connectionFactory,
+			StoreScripts scripts, ResourceLoader resourceLoader) {
+		if (connectionFactory instanceof ReactiveRedisConnectionFactory reactive
+				&& ClassUtils.isPresent("reactor.core.publisher.Mono", resourceLoader.getClassLoader())) {
+			return new ReactiveStoreScripts(reactive, scripts);
+		}
+		return null;
 	}
 
 	/**
 	 * On every instance, producer-only ones too: pausing a queue acts on every instance.
-	 * @param connectionFactory the connection to Redis
+	 * @param scripts the store scripts
 	 * @param settings the store settings
+	 * @param index the index of known queues
+	 * @param handlers this instance's handlers, if it runs any: a queue handled here is
+	 * not removed
 	 * @return the queue control
 	 */
 	@Bean
 	@ConditionalOnMissingBean(QueueControl.class)
-	RedisQueueControl delayedTasksQueueControl(RedisConnectionFactory connectionFactory, StoreSettings settings) {
-		return new RedisQueueControl(new StringRedisTemplate(connectionFactory), settings);
+	RedisQueueControl delayedTasksQueueControl(StoreScripts scripts, StoreSettings settings, QueueIndex index,
+			ObjectProvider<DelayedTaskHandlerRegistry> handlers) {
+		return new RedisQueueControl(scripts, settings, index, (queue) -> {
+			DelayedTaskHandlerRegistry registry = handlers.getIfAvailable();
+			return (registry != null) ? registry.getEndpointForQueue(queue).map(HandlerEndpoint::id).orElse(null)
+					: null;
+		});
 	}
 
 	@Bean
@@ -152,8 +305,11 @@ public final class DelayedTasksAutoConfiguration {
 
 	/**
 	 * The startup checks, once every singleton exists: the connection's credentials, the
+	 * server versions (Lua sandbox fixes) and in functions mode the function library, the
 	 * eviction policy, topology refresh on a Cluster, and the key layout version.
 	 * @param connectionFactory the connection factory
+	 * @param masters the masters
+	 * @param libraries the function library in functions mode
 	 * @param settings the store settings
 	 * @param queues the queue index
 	 * @param properties the properties
@@ -161,19 +317,57 @@ public final class DelayedTasksAutoConfiguration {
 	 * @return the checks
 	 */
 	@Bean
-	SmartInitializingSingleton delayedTasksStartupChecks(RedisConnectionFactory connectionFactory,
-			StoreSettings settings, QueueIndex queues, DelayedTasksProperties properties, Environment environment) {
+	SmartInitializingSingleton delayedTasksStartupChecks(RedisConnectionFactory connectionFactory, RedisMasters masters,
+			ObjectProvider<FunctionLibraries> libraries, StoreSettings settings, QueueIndex queues,
+			DelayedTasksProperties properties, Environment environment) {
 		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
 		LayoutVersion layout = new LayoutVersion(redis, settings, queues);
 		DelayedTasksProperties.CheckMode eviction = properties.evictionPolicyCheck();
+		RedisServerCheck server = new RedisServerCheck(masters, libraries.getIfAvailable());
 		return () -> {
 			new RedisCredentialsCheck(environment).verify();
+			server.verify();
 			if (eviction != DelayedTasksProperties.CheckMode.OFF) {
 				new EvictionPolicyCheck(redis, eviction == DelayedTasksProperties.CheckMode.FAIL).verify();
 			}
 			new TopologyRefreshCheck(connectionFactory).verify();
 			layout.verify();
 		};
+	}
+
+	/**
+	 * Warm start, after the startup checks: scripts loaded, connections open, the
+	 * producer's path run once without sending.
+	 * @param scripts the scripts
+	 * @param codec the payload codec
+	 * @param settings the store settings
+	 * @param connectionFactory the connection factory
+	 * @param resourceLoader the application's resource loader
+	 * @return the warm start
+	 */
+	@Bean
+	@ConditionalOnBooleanProperty(name = "delayed-tasks.warm-start", matchIfMissing = true)
+	SmartInitializingSingleton delayedTasksWarmStart(StoreScripts scripts, PayloadCodec codec, StoreSettings settings,
+			RedisConnectionFactory connectionFactory, ResourceLoader resourceLoader) {
+		WarmStart warmStart = new WarmStart(scripts, reactiveScripts(connectionFactory, scripts, resourceLoader), codec,
+				settings);
+		return warmStart::run;
+	}
+
+	/**
+	 * The {@link ReactiveDelayedTaskScheduler}, when Reactor is on the class path
+	 * (Lettuce brings it).
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "reactor.core.publisher.Mono")
+	static class ReactiveSchedulingConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveDelayedTaskScheduler reactiveDelayedTaskScheduler(DelayedTaskScheduler scheduler) {
+			return ReactiveDelayedTaskScheduler.of(scheduler);
+		}
+
 	}
 
 }

@@ -1,13 +1,18 @@
 package dev.delayedtasks.autoconfigure;
 
+import java.util.Set;
+import java.util.stream.Collectors;
+
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint;
 import dev.delayedtasks.actuate.DelayedTasksEndpointWebExtension;
+import dev.delayedtasks.actuate.ReportedQueues;
 import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import dev.delayedtasks.worker.HandlerEndpoint;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -33,8 +38,14 @@ public final class DelayedTasksEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DelayedTasksEndpoint delayedTasksEndpoint(RedisQueueStats stats, QueueIndex index, DelayedTaskScheduler scheduler,
-			DeadLetters deadLetters, QueueControl control, ObjectProvider<DelayedTaskHandlerRegistry> registry) {
-		return new DelayedTasksEndpoint(stats, index, scheduler, deadLetters, control, registry.getIfAvailable());
+			DeadLetters deadLetters, QueueControl control, ObjectProvider<DelayedTaskHandlerRegistry> registry,
+			DelayedTasksProperties properties) {
+		DelayedTaskHandlerRegistry handlers = registry.getIfAvailable();
+		ReportedQueues reported = new ReportedQueues(properties.monitoring().maxQueues(), properties.queues().keySet(),
+				() -> (handlers != null)
+						? handlers.getEndpoints().stream().map(HandlerEndpoint::queue).collect(Collectors.toSet())
+						: Set.of());
+		return new DelayedTasksEndpoint(stats, index, scheduler, deadLetters, control, handlers, reported);
 	}
 
 	@Bean

@@ -2,6 +2,7 @@ package dev.delayedtasks.autoconfigure;
 
 import dev.delayedtasks.actuate.DelayedTasksHealthIndicator;
 import dev.delayedtasks.actuate.QueueSnapshots;
+import dev.delayedtasks.recurring.RecurringSnapshot;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -29,9 +30,10 @@ public final class DelayedTasksHealthContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "delayedTasksHealthIndicator")
 	DelayedTasksHealthIndicator delayedTasksHealthIndicator(QueueSnapshots snapshots,
-			ObjectProvider<DelayedTaskHandlerRegistry> registry, DelayedTasksProperties properties) {
+			ObjectProvider<DelayedTaskHandlerRegistry> registry, DelayedTasksProperties properties,
+			ObjectProvider<RecurringSnapshot> recurring) {
 		return new DelayedTasksHealthIndicator(snapshots, registry.getIfAvailable(),
-				properties.worker().timerTtl().multipliedBy(3));
+				properties.worker().timerTtl().multipliedBy(3), recurring.getIfAvailable());
 	}
 
 }

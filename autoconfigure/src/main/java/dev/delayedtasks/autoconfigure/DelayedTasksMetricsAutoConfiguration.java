@@ -2,8 +2,12 @@ package dev.delayedtasks.autoconfigure;
 
 import java.util.function.Function;
 
+import dev.delayedtasks.actuate.BoundedQueueTags;
 import dev.delayedtasks.actuate.DelayedTaskMetrics;
+import dev.delayedtasks.actuate.ProducerBufferMetrics;
 import dev.delayedtasks.actuate.QueueSnapshots;
+import dev.delayedtasks.actuate.RecurringMetrics;
+import dev.delayedtasks.store.RedisDelayedTaskScheduler;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.HandlerEndpoint;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,14 +35,41 @@ public final class DelayedTasksMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayedTaskMetrics delayedTaskMetrics(QueueSnapshots snapshots,
-			ObjectProvider<DelayedTaskHandlerRegistry> handlers) {
+	DelayedTaskMetrics delayedTaskMetrics(QueueSnapshots snapshots, ObjectProvider<DelayedTaskHandlerRegistry> handlers,
+			BoundedQueueTags queueTags) {
 		Function<String, String> handlerOfQueue = (queue) -> {
 			DelayedTaskHandlerRegistry registry = handlers.getIfAvailable();
 			return (registry != null) ? registry.getEndpointForQueue(queue).map(HandlerEndpoint::id).orElse("none")
 					: "none";
 		};
-		return new DelayedTaskMetrics(snapshots, handlerOfQueue);
+		return new DelayedTaskMetrics(snapshots, handlerOfQueue, queueTags);
+	}
+
+	/**
+	 * Bounds the {@code queue} tag of every {@code delayed.tasks.*} meter, those the
+	 * observations create included. A meter filter, so Spring Boot applies it to every
+	 * registry; it depends on nothing but the properties, because registries are made
+	 * before the Redis connection (whose observations need them).
+	 * @param properties the properties
+	 * @return the filter
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	BoundedQueueTags delayedTasksQueueTags(DelayedTasksProperties properties) {
+		return new BoundedQueueTags(properties.monitoring().maxQueues());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RedisDelayedTaskScheduler.class)
+	ProducerBufferMetrics delayedTasksProducerBufferMetrics(RedisDelayedTaskScheduler scheduler) {
+		return new ProducerBufferMetrics(scheduler::bufferedTasks);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RecurringMetrics delayedTasksRecurringMetrics(MeterRegistry registry) {
+		return new RecurringMetrics(registry);
 	}
 
 }

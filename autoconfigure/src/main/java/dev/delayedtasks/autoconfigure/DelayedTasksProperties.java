@@ -2,6 +2,7 @@ package dev.delayedtasks.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import dev.delayedtasks.NonRetryableTaskException;
@@ -29,15 +30,21 @@ import org.springframework.util.unit.DataSize;
  * @param deadLetter How long dead letters are kept.
  * @param queues Per-queue overrides, by queue name: concurrency, timeout and retry.*
  * (max-retries, delay, multiplier, max-delay, jitter, exception-includes,
- * exception-excludes). Unset values fall back to the global ones.
+ * exception-excludes). Unset values fall back to the global ones. Each name also declares
+ * the queue (see producer.declared-queues-only); an empty value, such as
+ * delayed-tasks.queues.audit=, declares one without overrides.
  * @param snapshotInterval How often queue counts are read for the metrics gauges and the
  * health indicator.
+ * @param monitoring How many queues the metrics, the health indicator and the Actuator
+ * endpoint report.
  * @param evictionPolicyCheck What to do at startup when Redis's maxmemory-policy can
  * evict tasks (allkeys-*).
  * @param includePayloadInErrors Whether the library's error messages (dead letters, logs,
  * exceptions) may quote payload and header values: the start of an unreadable envelope
  * and Jackson's own messages, which repeat the values they could not convert. Off by
  * default, so that no personal data ends up in them.
+ * @param scripts How the Lua scripts are sent to Redis.
+ * @param results How long task outcomes and handler results are kept.
  * @author delayed-tasks
  * @since 0.1.0
  */
@@ -45,10 +52,35 @@ import org.springframework.util.unit.DataSize;
 public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @DefaultValue("dt") String keyPrefix,
 		@DefaultValue Producer producer, @DefaultValue Worker worker, @DefaultValue Retry retry,
 		@DefaultValue DeadLetter deadLetter, Map<String, Queue> queues, @DefaultValue("5s") Duration snapshotInterval,
-		@DefaultValue("fail") CheckMode evictionPolicyCheck, @DefaultValue("false") boolean includePayloadInErrors) {
+		@DefaultValue Monitoring monitoring, @DefaultValue("fail") CheckMode evictionPolicyCheck,
+		@DefaultValue("false") boolean includePayloadInErrors, @DefaultValue Scripts scripts,
+		@DefaultValue Results results) {
 
 	/**
 	 * Create the properties, checking every value.
+	 * @param enabled Whether to enable delayed tasks.
+	 * @param keyPrefix Prefix of every Redis key, 1-64 letters, digits, '.', '-', '_' or
+	 * ':'. A queue's keys start with the prefix and the queue's hash tag, such as
+	 * dt:{emails:0}:ready.
+	 * @param producer How tasks are written.
+	 * @param worker How tasks are leased, run and recovered.
+	 * @param retry Default retry policy of every queue.
+	 * @param deadLetter How long dead letters are kept.
+	 * @param queues Per-queue overrides, by queue name: concurrency, timeout and retry.*
+	 * (max-retries, delay, multiplier, max-delay, jitter, exception-includes,
+	 * exception-excludes). Unset values fall back to the global ones.
+	 * @param snapshotInterval How often queue counts are read for the metrics gauges and
+	 * the health indicator.
+	 * @param evictionPolicyCheck What to do at startup when Redis's maxmemory-policy can
+	 * evict tasks (allkeys-*).
+	 * @param includePayloadInErrors Whether the library's error messages (dead letters,
+	 * logs, exceptions) may quote payload and header values: the start of an unreadable
+	 * envelope and Jackson's own messages, which repeat the values they could not
+	 * convert. Off by default, so that no personal data ends up in them.
+	 * @param monitoring How many queues the metrics, the health indicator and the
+	 * Actuator endpoint report.
+	 * @param scripts How the Lua scripts are sent to Redis.
+	 * @param results How long task outcomes and handler results are kept.
 	 * @throws IllegalArgumentException naming the property, its value and the rule when a
 	 * value is invalid
 	 */
@@ -66,6 +98,21 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 		}
 		checks.atLeast("snapshot-interval", snapshotInterval, Duration.ofMillis(1),
 				"it is a period in whole milliseconds");
+		monitoring.check(checks.nested("monitoring"));
+		scripts.check(checks.nested("scripts"));
+		results.check(checks.nested("results"));
+	}
+
+	/**
+	 * How long the outcome of a queue's tasks is kept: its override, else
+	 * {@code results.retention}.
+	 * @param queue the queue
+	 * @return the retention, zero for none
+	 */
+	public Duration resultsRetention(String queue) {
+		Queue overrides = this.queues.get(queue);
+		return (overrides != null && overrides.results() != null && overrides.results().retention() != null)
+				? overrides.results().retention() : this.results.retention();
 	}
 
 	/**
@@ -122,13 +169,23 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * @param maxHeaders Most headers of one task, trace headers included.
 	 * @param maxHeadersSize Largest size of all headers of one task, names and values, as
 	 * serialized JSON.
-	 * @param batchSize Most tasks sent in one script call by scheduleAll.
-	 * @param batchBytes Most envelope bytes sent in one script call by scheduleAll (a
-	 * task larger than this goes in a call of its own).
+	 * @param batchSize Most tasks sent in one script call by scheduleAll, and by
+	 * concurrent or asynchronous schedule calls that share one.
+	 * @param batchBytes Most envelope bytes sent in one such script call (a task larger
+	 * than this goes in a call of its own).
+	 * @param afterCommit Whether tasks scheduled inside a Spring-managed transaction are
+	 * sent only when it commits (never when it rolls back), unless a request says
+	 * afterCommit(false). Outside a transaction tasks are sent at once either way.
+	 * @param declaredQueuesOnly Whether scheduling to a queue that is neither declared
+	 * under delayed-tasks.queues nor handled by a @DelayedTaskHandler of this application
+	 * fails. When false, the first task of such a queue logs a warning.
+	 * @param outageBuffer How the asynchronous calls that store one task ride out a Redis
+	 * outage.
 	 */
 	public record Producer(@DefaultValue("64KB") DataSize maxPayloadSize, @DefaultValue("64") int maxHeaders,
 			@DefaultValue("16KB") DataSize maxHeadersSize, @DefaultValue("500") int batchSize,
-			@DefaultValue("1MB") DataSize batchBytes) {
+			@DefaultValue("1MB") DataSize batchBytes, @DefaultValue("false") boolean afterCommit,
+			@DefaultValue("false") boolean declaredQueuesOnly, @DefaultValue OutageBuffer outageBuffer) {
 
 		void check(PropertyChecks checks) {
 			checks.positive("max-payload-size", this.maxPayloadSize);
@@ -136,6 +193,30 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 			checks.positive("max-headers-size", this.maxHeadersSize);
 			checks.atLeast("batch-size", this.batchSize, 1);
 			checks.positive("batch-bytes", this.batchBytes);
+			this.outageBuffer.check(checks.nested("outage-buffer"));
+		}
+
+	}
+
+	/**
+	 * How scheduleAsync, submitAsync and the reactive enqueue and schedule ride out a
+	 * Redis outage. Held tasks live in this process's memory only: they are lost if it
+	 * stops. The blocking calls, scheduleAllAsync, cancel and find fail at once either
+	 * way.
+	 *
+	 * @param enabled Whether tasks submitted while Redis is unreachable are held in
+	 * memory and sent, in order, when it is back. When false, such a call fails as soon
+	 * as its Redis call does.
+	 * @param maxTasks Most tasks accepted and not yet stored, outage or not; a submission
+	 * beyond it fails at once.
+	 * @param maxWait How long a held task waits for Redis before its call fails.
+	 */
+	public record OutageBuffer(@DefaultValue("false") boolean enabled, @DefaultValue("10000") int maxTasks,
+			@DefaultValue("30s") Duration maxWait) {
+
+		void check(PropertyChecks checks) {
+			checks.atLeast("max-tasks", this.maxTasks, 1);
+			checks.positive("max-wait", this.maxWait);
 		}
 
 	}
@@ -203,8 +284,10 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * @param concurrency Number of tasks of this queue that this instance runs at once.
 	 * @param timeout Longest run of this queue's handler, after which it is interrupted.
 	 * @param retry Retry overrides.
+	 * @param results Results overrides.
 	 */
-	public record Queue(@Nullable Integer concurrency, @Nullable Duration timeout, @Nullable RetryOverrides retry) {
+	public record Queue(@Nullable Integer concurrency, @Nullable Duration timeout, @Nullable RetryOverrides retry,
+			@Nullable QueueResults results) {
 
 		void check(PropertyChecks checks, PropertyChecks globalRetryChecks, Retry globalRetry) {
 			if (this.concurrency != null) {
@@ -216,6 +299,42 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 			if (this.retry != null) {
 				this.retry.check(checks.nested("retry"), globalRetryChecks, globalRetry);
 			}
+			if (this.results != null && this.results.retention() != null) {
+				checks.nested("results")
+					.atLeast("retention", this.results.retention(), Duration.ZERO, "0 keeps no outcome");
+			}
+		}
+
+	}
+
+	/**
+	 * Results overrides for one queue.
+	 *
+	 * @param retention How long the outcome of this queue's tasks is kept; unset falls
+	 * back to delayed-tasks.results.retention.
+	 */
+	public record QueueResults(@Nullable Duration retention) {
+
+	}
+
+	/**
+	 * How long task outcomes and handler results are kept in Redis after a task ends.
+	 *
+	 * @param retention How long the outcome of every task (how it ended, its runs, its
+	 * error or the handler's return value) is kept, for scheduler.outcome(queue, id) on
+	 * any instance. 0 keeps none, and costs nothing.
+	 * @param trackedRetention How long the outcome of a tracked task (scheduler.track) is
+	 * kept at least, so that its producer reads it after a disconnection or a restart.
+	 * @param maxSize Largest handler result kept, as JSON. A larger one fails the run as
+	 * non-retryable.
+	 */
+	public record Results(@DefaultValue("0s") Duration retention, @DefaultValue("1h") Duration trackedRetention,
+			@DefaultValue("64KB") DataSize maxSize) {
+
+		void check(PropertyChecks checks) {
+			checks.atLeast("retention", this.retention, Duration.ZERO, "0 keeps no outcome");
+			checks.positive("tracked-retention", this.trackedRetention);
+			checks.positive("max-size", this.maxSize);
 		}
 
 	}
@@ -310,6 +429,19 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 
 		/**
 		 * Create the settings.
+		 * @param maxRetries Retries after the first failed run, so that a task runs at
+		 * most max-retries + 1 times.
+		 * @param delay Back-off before the first retry.
+		 * @param multiplier Factor applied to the back-off after each retry.
+		 * @param maxDelay Longest back-off.
+		 * @param jitter Random variation added to or subtracted from each back-off.
+		 * @param exceptionIncludes Comma-separated list of exception types that are
+		 * retried, matched against the exception and its causes. When empty, every type
+		 * that is not excluded is retried.
+		 * @param exceptionExcludes Comma-separated list of exception types that are never
+		 * retried but dead-lettered at once, matched against the exception and its
+		 * causes. Excludes win over includes, and NonRetryableTaskException is never
+		 * retried.
 		 */
 		public Retry {
 			exceptionIncludes = (exceptionIncludes != null) ? List.copyOf(exceptionIncludes) : List.of();
@@ -385,18 +517,80 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	}
 
 	/**
+	 * How many queues are reported, and when the index of known queues is too large.
+	 * Every queue name ever scheduled to stays in the index until an operator removes it,
+	 * so what is reported per queue is bounded.
+	 *
+	 * @param maxQueues Most queues that the metrics gauges, the health details and the
+	 * Actuator endpoint's queue list report. Queues this instance has handlers for come
+	 * first and are always reported, even beyond it; declared queues
+	 * (delayed-tasks.queues.*) come next, then the others by name; the rest are counted,
+	 * not listed.
+	 * @param queueIndexWarnThreshold Size of the index of known queues above which a
+	 * warning is logged, once each time the index grows past it.
+	 */
+	public record Monitoring(@DefaultValue("100") int maxQueues, @DefaultValue("1000") int queueIndexWarnThreshold) {
+
+		void check(PropertyChecks checks) {
+			checks.atLeast("max-queues", this.maxQueues, 1);
+			checks.atLeast("queue-index-warn-threshold", this.queueIndexWarnThreshold, 1);
+		}
+
+	}
+
+	/**
 	 * How long dead letters are kept.
 	 *
 	 * @param retention Age after which dead letters are deleted.
 	 * @param maxCount Most dead letters kept per queue.
+	 * @param keepExpired Whether a task that expired before it started (expiresAt,
+	 * expireAfter) is kept as a dead letter with reason "expired". When false it is
+	 * deleted; either way it is never run, counted and reported to listeners.
 	 */
-	public record DeadLetter(@DefaultValue("14d") Duration retention, @DefaultValue("100000") int maxCount) {
+	public record DeadLetter(@DefaultValue("14d") Duration retention, @DefaultValue("100000") int maxCount,
+			@DefaultValue("true") boolean keepExpired) {
 
 		void check(PropertyChecks checks) {
 			// The scripts read 0 as "no limit", the opposite of what 0 seems to say.
 			checks.atLeast("retention", this.retention, Duration.ofMillis(1), "0 would keep dead letters for ever");
 			checks.atLeast("max-count", this.maxCount, 1, "0 would keep any number of dead letters");
 		}
+
+	}
+
+	/**
+	 * How the Lua scripts are sent to Redis.
+	 *
+	 * @param mode EVAL: EVALSHA, falling back to EVAL (any Redis; the Redis user needs
+	 * EVAL, with which it can run any Lua). FUNCTIONS: FCALL of the delayed-tasks
+	 * function library (Redis 7 or newer; the Redis user needs FCALL only).
+	 * @param loadLibrary With mode FUNCTIONS: whether the application loads the function
+	 * library on every master at startup, and again when a master has lost it (its Redis
+	 * user then needs FUNCTION LOAD, with which it can run any Lua), rather than only
+	 * checking that an administrator loaded it.
+	 */
+	public record Scripts(@DefaultValue("eval") ScriptsMode mode, @DefaultValue("false") boolean loadLibrary) {
+
+		void check(PropertyChecks checks) {
+			if (this.loadLibrary && this.mode != ScriptsMode.FUNCTIONS) {
+				throw new IllegalArgumentException(checks.name("load-library") + " is true, but " + checks.name("mode")
+						+ " is " + this.mode.name().toLowerCase(Locale.ROOT)
+						+ ": the function library is only used with mode functions");
+			}
+		}
+
+	}
+
+	/**
+	 * How the Lua scripts are sent to Redis.
+	 */
+	public enum ScriptsMode {
+
+		/** EVALSHA, falling back to EVAL: any Redis. */
+		EVAL,
+
+		/** FCALL of the delayed-tasks function library: Redis 7 or newer. */
+		FUNCTIONS
 
 	}
 

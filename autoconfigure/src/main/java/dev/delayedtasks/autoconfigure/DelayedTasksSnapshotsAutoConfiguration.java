@@ -6,6 +6,7 @@ import java.util.stream.Collectors;
 
 import dev.delayedtasks.actuate.CorruptDataReporter;
 import dev.delayedtasks.actuate.QueueSnapshots;
+import dev.delayedtasks.actuate.ReportedQueues;
 import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
@@ -47,7 +48,9 @@ public final class DelayedTasksSnapshotsAutoConfiguration {
 					? registry.getEndpoints().stream().map(HandlerEndpoint::queue).collect(Collectors.toSet())
 					: Set.of();
 		};
-		QueueSnapshots snapshots = new QueueSnapshots(stats, index, localQueues, properties.snapshotInterval());
+		ReportedQueues reported = new ReportedQueues(properties.monitoring().maxQueues(), properties.queues().keySet(),
+				localQueues);
+		QueueSnapshots snapshots = new QueueSnapshots(stats, index, reported, properties.snapshotInterval());
 		snapshots.onRefresh(new CorruptDataReporter());
 		return snapshots;
 	}

@@ -13,6 +13,7 @@ import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.FailureRouter;
 import dev.delayedtasks.worker.HandlerContainerFactory;
 import dev.delayedtasks.worker.Listeners;
+import dev.delayedtasks.worker.OccurrenceGate;
 import dev.delayedtasks.worker.QueueDefaults;
 import dev.delayedtasks.worker.RunObservations;
 import dev.delayedtasks.worker.WorkerSettings;
@@ -130,7 +131,8 @@ class DelayedTasksWorkerConfiguration {
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<TaskRunObservationConvention> observationConvention, BeanFactory beanFactory,
 			@Qualifier(DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME) Executor handlerExecutor,
-			@Qualifier(DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME) TaskScheduler taskScheduler) {
+			@Qualifier(DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME) TaskScheduler taskScheduler,
+			ObjectProvider<OccurrenceGate> occurrenceGate) {
 		DelayedTasksProperties.Worker worker = properties.worker();
 		warnIfShutdownTimeoutTooLong(worker.shutdownTimeout(), environment);
 		WorkerSettings settings = new WorkerSettings(worker.leaseDuration(), worker.reapGrace(), worker.timerTtl(),
@@ -149,6 +151,7 @@ class DelayedTasksWorkerConfiguration {
 			.beanFactory(beanFactory)
 			.handlerExecutor(handlerExecutor)
 			.taskScheduler(taskScheduler)
+			.occurrenceGate(occurrenceGate.getIfUnique(() -> OccurrenceGate.OPEN))
 			.build();
 	}
 

@@ -13,8 +13,8 @@ final class AclDenial {
 
 	/** What to do about a refusal, appended to the error message. */
 	static final String ADVICE = "the Redis user lacks a permission delayed-tasks needs: give it the ACL rules from "
-			+ "the delayed-tasks README (Deployment, ACL), with a key pattern that covers delayed-tasks.key-prefix "
-			+ "(Redis's ACL LOG names what it refused)";
+			+ "the delayed-tasks documentation (docs/deployment.md, ACL), with a key pattern that covers "
+			+ "delayed-tasks.key-prefix (Redis's ACL LOG names what it refused)";
 
 	private AclDenial() {
 	}

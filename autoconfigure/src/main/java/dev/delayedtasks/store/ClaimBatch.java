@@ -12,10 +12,11 @@ import java.util.List;
  * @param more whether a limit stopped the script with work left
  * @param paused whether the queue is paused (nothing was claimed)
  * @param tasks the leased tasks
+ * @param expired the tasks it found past their expiry and ended instead
  * @author delayed-tasks
  * @since 0.1.0
  */
 public record ClaimBatch(long now, long nextDueMs, long earliestLeaseMs, boolean more, boolean paused,
-		List<ClaimedTask> tasks) {
+		List<ClaimedTask> tasks, List<ExpiredTask> expired) {
 
 }

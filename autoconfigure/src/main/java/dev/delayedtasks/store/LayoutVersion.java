@@ -1,5 +1,7 @@
 package dev.delayedtasks.store;
 
+import java.util.List;
+
 import dev.delayedtasks.DelayedTaskException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -19,6 +21,13 @@ public final class LayoutVersion {
 
 	/** The layout this library writes and reads. */
 	public static final String CURRENT = "1";
+
+	/**
+	 * The field of a partition's {@code meta} hash that holds a test clock offset in
+	 * milliseconds: the scripts add it to Redis {@code TIME} (the {@code now} include).
+	 * Only delayed-tasks-test writes it; an application that finds it refuses to start.
+	 */
+	public static final String TEST_CLOCK_FIELD = "o";
 
 	private static final Log logger = LogFactory.getLog(LayoutVersion.class);
 
@@ -41,16 +50,23 @@ public final class LayoutVersion {
 	}
 
 	/**
-	 * Check every known queue's layout version.
+	 * Check every known queue's layout version, and that no queue runs on a test clock.
 	 * @throws DelayedTaskException naming the queue, both versions and what to do, on a
-	 * mismatch; or naming the missing permission when Redis's ACL refuses the read
+	 * mismatch; naming the queue, the offset and how to remove it, when a test moved the
+	 * queue's clock; or naming the missing permission when Redis's ACL refuses the read
 	 */
 	public void verify() {
 		try {
 			for (String queue : this.queues.queues()) {
-				Object stored = this.redis.opsForHash().get(this.settings.keys(queue).meta(), "v");
+				List<Object> fields = this.redis.opsForHash()
+					.multiGet(this.settings.keys(queue).meta(), List.of("v", TEST_CLOCK_FIELD));
+				Object stored = fields.get(0);
 				if (stored != null && !CURRENT.equals(stored.toString())) {
 					throw mismatch(queue, stored.toString());
+				}
+				Object offset = fields.get(1);
+				if (offset != null) {
+					throw testClock(queue, this.settings.keys(queue).meta(), offset.toString());
 				}
 			}
 		}
@@ -66,6 +82,15 @@ public final class LayoutVersion {
 			logger.warn(
 					"Could not verify the delayed-tasks data layout, Redis did not answer: " + StoreScripts.reason(ex));
 		}
+	}
+
+	static DelayedTaskException testClock(String queue, String metaKey, String offset) {
+		// Loud on purpose: on a shifted clock, every task of the queue would run early.
+		return new DelayedTaskException("Queue '" + queue + "' in Redis runs on a test clock moved " + offset
+				+ " ms ahead (field '" + TEST_CLOCK_FIELD + "' of " + metaKey
+				+ ", written by delayed-tasks-test's DelayedTasksTester#advanceTime), so its tasks would run early: "
+				+ "an application refuses to start on it. Point tests at their own key prefix or Redis, and remove "
+				+ "the offset with HDEL " + metaKey + " " + TEST_CLOCK_FIELD);
 	}
 
 	static DelayedTaskException mismatch(String queue, String stored) {

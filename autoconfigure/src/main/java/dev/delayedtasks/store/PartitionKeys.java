@@ -133,6 +133,15 @@ public record PartitionKeys(String queue, String base) {
 	}
 
 	/**
+	 * The task's outcome record HASH, kept for a while after it ended.
+	 * @param id the task id
+	 * @return the key
+	 */
+	public String outcome(String id) {
+		return this.base + "o:" + id;
+	}
+
+	/**
 	 * A uniqueness slot, or the partition's placeholder when the digest is {@code null}
 	 * (an empty key cannot be routed in a Cluster).
 	 * @param digest the unique-key digest, or {@code null}
@@ -140,6 +149,25 @@ public record PartitionKeys(String queue, String base) {
 	 */
 	public String unique(@Nullable String digest) {
 		return this.base + "u:" + ((digest != null) ? digest : "");
+	}
+
+	/**
+	 * A recurring schedule's HASH: its definition, next tick and window of created
+	 * occurrences. Per-minute counters of a schedule, when they come, go under
+	 * {@code rc:<id>:}.
+	 * @param scheduleId the schedule id
+	 * @return the key
+	 */
+	public String schedule(String scheduleId) {
+		return this.base + "r:" + scheduleId;
+	}
+
+	/**
+	 * The ZSET of this partition's recurring schedules: schedule id to creation time.
+	 * @return the key
+	 */
+	public String recurring() {
+		return this.base + "recurring";
 	}
 
 }

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.NonRetryableTaskException;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadConstraints;
@@ -53,6 +54,8 @@ public final class PayloadCodec {
 
 	private final EnvelopeChecks checks;
 
+	private final long maxResultBytes;
+
 	private final boolean includePayloadInErrors;
 
 	/**
@@ -80,6 +83,7 @@ public final class PayloadCodec {
 			.disable(MapperFeature.SORT_CREATOR_PROPERTIES_FIRST)
 			.build();
 		this.checks = new EnvelopeChecks(this.mapper, limits, includePayloadInErrors);
+		this.maxResultBytes = limits.maxResultSize().toBytes();
 		this.includePayloadInErrors = includePayloadInErrors;
 	}
 
@@ -95,7 +99,8 @@ public final class PayloadCodec {
 	 */
 	public String envelope(String queue, @Nullable Object payload, Map<String, String> headers) {
 		this.checks.headersBeforeWriting(queue, headers);
-		String headerJson = write(queue, headers, this.mapper);
+		// No headers is the common case: the same two characters every time.
+		String headerJson = headers.isEmpty() ? "{}" : write(queue, headers, this.mapper);
 		this.checks.headersJson(queue, headerJson);
 		String body = write(queue, payload, this.mapper);
 		this.checks.payloadJson(queue, payload, body);
@@ -186,6 +191,25 @@ public final class PayloadCodec {
 	}
 
 	/**
+	 * Build what reading and writing a payload of this type takes (Jackson finds and
+	 * caches its deserializers and serializers), and read one envelope, so that a
+	 * handler's first task is read, and the first task of its type scheduled, as fast as
+	 * later ones.
+	 * @param type the handler's payload type
+	 */
+	public void prepare(JavaType type) {
+		try {
+			this.mapper.readerFor(type);
+			this.mapper.writerFor(type);
+			read("{\"h\":{},\"b\":null}");
+		}
+		catch (JacksonException | IllegalArgumentException ex) {
+			// The type cannot be read at all: its first task says so, as it would
+			// without this.
+		}
+	}
+
+	/**
 	 * The Jackson type of a Java type, generics included.
 	 * @param type the type
 	 * @return the Jackson type
@@ -247,6 +271,51 @@ public final class PayloadCodec {
 				failure.initCause(cause);
 			}
 			throw failure;
+		}
+	}
+
+	/**
+	 * Write a handler's return value as the JSON kept with its task's outcome.
+	 * @param queue the queue
+	 * @param value the value
+	 * @return the JSON
+	 * @throws NonRetryableTaskException when Jackson cannot write it, or its JSON is
+	 * larger than {@code delayed-tasks.results.max-size}: running the task again would
+	 * return the same
+	 */
+	public String result(String queue, Object value) {
+		String json;
+		try {
+			json = this.mapper.writeValueAsString(value);
+		}
+		catch (JacksonException ex) {
+			throw new NonRetryableTaskException("The result of type " + typeName(value) + " of a task of queue '"
+					+ queue + "' cannot be written as JSON: " + JacksonFailures.describe(ex), ex);
+		}
+		long bytes = EnvelopeChecks.utf8Length(json);
+		if (bytes > this.maxResultBytes) {
+			throw new NonRetryableTaskException("The result of type " + typeName(value) + " of a task of queue '"
+					+ queue + "' is " + bytes + " bytes as JSON, more than delayed-tasks.results.max-size ("
+					+ this.maxResultBytes + " bytes)");
+		}
+		return json;
+	}
+
+	/**
+	 * Read a result kept with a task's outcome.
+	 * @param <T> the type
+	 * @param json the JSON
+	 * @param type the type
+	 * @return the value
+	 * @throws IllegalArgumentException when it cannot be read as that type
+	 */
+	public <T> T readResult(String json, Class<T> type) {
+		try {
+			return this.mapper.readValue(json, type);
+		}
+		catch (JacksonException ex) {
+			throw new IllegalArgumentException(
+					"The result cannot be read as " + type.getName() + ": " + JacksonFailures.describe(ex), ex);
 		}
 	}
 

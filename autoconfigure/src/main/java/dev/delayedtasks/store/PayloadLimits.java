@@ -10,10 +10,24 @@ import org.springframework.util.unit.DataSize;
  * @param maxPayloadSize the largest serialized payload
  * @param maxHeaders the most headers
  * @param maxHeadersSize the largest serialized header object, names and values included
+ * @param maxResultSize the largest serialized handler result kept with a task's outcome
  * @author delayed-tasks
  * @since 0.1.0
  */
-public record PayloadLimits(DataSize maxPayloadSize, int maxHeaders, DataSize maxHeadersSize) {
+public record PayloadLimits(DataSize maxPayloadSize, int maxHeaders, DataSize maxHeadersSize, DataSize maxResultSize) {
+
+	/** The default size of a handler's result. */
+	public static final DataSize DEFAULT_MAX_RESULT_SIZE = DataSize.ofKilobytes(64);
+
+	/**
+	 * Limits with the default result size.
+	 * @param maxPayloadSize the largest serialized payload
+	 * @param maxHeaders the most headers
+	 * @param maxHeadersSize the largest serialized header object
+	 */
+	public PayloadLimits(DataSize maxPayloadSize, int maxHeaders, DataSize maxHeadersSize) {
+		this(maxPayloadSize, maxHeaders, maxHeadersSize, DEFAULT_MAX_RESULT_SIZE);
+	}
 
 	/** The default number of headers. */
 	public static final int DEFAULT_MAX_HEADERS = 64;

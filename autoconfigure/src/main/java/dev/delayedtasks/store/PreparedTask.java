@@ -29,11 +29,16 @@ import org.jspecify.annotations.Nullable;
  * @param envelopeBytes the size of the envelope in UTF-8
  * @param request the request, with the headers that go with it, to write the envelope
  * again from
+ * @param expiry the script's expiry argument: {@code 0} for none, {@code D} and a time to
+ * live or {@code A} and an epoch instant, in milliseconds
+ * @param outcome the script's outcome argument: {@code 0} for no outcome record, else how
+ * long to keep it in milliseconds, and a space and the channel of a tracking producer
  * @author delayed-tasks
  * @since 0.1.0
  */
 record PreparedTask(String queue, TaskId id, boolean absolute, long time, int maxAttempts, long uniqueTtlMs,
-		@Nullable String uniqueDigest, @Nullable String envelope, int envelopeBytes, TaskRequest request) {
+		@Nullable String uniqueDigest, @Nullable String envelope, int envelopeBytes, TaskRequest request, String expiry,
+		String outcome) {
 
 	/**
 	 * The latest instant a task may run at: keeps every due time exact in a Lua number
@@ -42,6 +47,9 @@ record PreparedTask(String queue, TaskId id, boolean absolute, long time, int ma
 	static final Instant LATEST = LocalDate.of(9999, 12, 31).atStartOfDay().toInstant(ZoneOffset.UTC);
 
 	private static final int MAX_ATTEMPTS_LIMIT = 1000;
+
+	/** The outcome argument of a task whose outcome nobody keeps. */
+	static final String NO_OUTCOME = "0";
 
 	/**
 	 * Validate a request and serialize its payload; nothing is written.
@@ -78,8 +86,9 @@ record PreparedTask(String queue, TaskId id, boolean absolute, long time, int ma
 		}
 		String envelope = codec.envelope(queue, request.payload(), request.headers());
 		TaskId id = (request.id() != null) ? request.id() : TaskId.generate();
+		String expiry = expiryArgument(queue, request, absolute, time);
 		return new PreparedTask(queue, id, absolute, time, maxAttempts, uniqueTtl, digest, envelope,
-				EnvelopeChecks.utf8Length(envelope), request);
+				EnvelopeChecks.utf8Length(envelope), request, expiry, NO_OUTCOME);
 	}
 
 	/**
@@ -90,7 +99,30 @@ record PreparedTask(String queue, TaskId id, boolean absolute, long time, int ma
 	 */
 	PreparedTask withoutEnvelope() {
 		return new PreparedTask(this.queue, this.id, this.absolute, this.time, this.maxAttempts, this.uniqueTtlMs,
-				this.uniqueDigest, null, this.envelopeBytes, this.request);
+				this.uniqueDigest, null, this.envelopeBytes, this.request, this.expiry, this.outcome);
+	}
+
+	/**
+	 * This task with another due time, for a task rescheduled before it was sent.
+	 * @param absolute whether {@code time} is an epoch instant rather than a delay
+	 * @param time the delay or the instant, in milliseconds
+	 * @return the task
+	 */
+	PreparedTask withDue(boolean absolute, long time) {
+		return new PreparedTask(this.queue, this.id, absolute, time, this.maxAttempts, this.uniqueTtlMs,
+				this.uniqueDigest, this.envelope, this.envelopeBytes, this.request, this.expiry, this.outcome);
+	}
+
+	/**
+	 * This task with its outcome kept when it ends, and told to a tracker.
+	 * @param keep how long to keep the outcome record, positive
+	 * @param channel the tracking producer's channel, or {@code null}
+	 * @return the task
+	 */
+	PreparedTask withOutcome(Duration keep, @Nullable String channel) {
+		String outcome = Math.max(1, keep.toMillis()) + ((channel != null) ? " " + channel : "");
+		return new PreparedTask(this.queue, this.id, this.absolute, this.time, this.maxAttempts, this.uniqueTtlMs,
+				this.uniqueDigest, this.envelope, this.envelopeBytes, this.request, this.expiry, outcome);
 	}
 
 	/**
@@ -112,6 +144,39 @@ record PreparedTask(String queue, TaskId id, boolean absolute, long time, int ma
 	 */
 	static long dueArgument(String queue, @Nullable Duration delay, @Nullable Instant runAt) {
 		return (runAt != null) ? instantMillis(queue, runAt) : delayMillis(queue, delay);
+	}
+
+	/**
+	 * The expiry as the script takes it, checked against the due time: a task that
+	 * expired before it is due could never run.
+	 * @param queue the queue
+	 * @param request the request
+	 * @param absolute whether {@code time} is an epoch instant
+	 * @param time the due time's milliseconds
+	 * @return the argument
+	 */
+	private static String expiryArgument(String queue, TaskRequest request, boolean absolute, long time) {
+		if (request.expiresAt() != null) {
+			long expiresAt = instantMillis(queue, request.expiresAt());
+			long due = absolute ? time : System.currentTimeMillis() + time;
+			if (expiresAt <= due) {
+				throw new InvalidTaskRequestException("Expiry " + request.expiresAt() + " for queue '" + queue
+						+ "' is not after the time the task is due (" + Instant.ofEpochMilli(due)
+						+ "): it could never run");
+			}
+			return "A" + expiresAt;
+		}
+		if (request.expireAfter() != null) {
+			long ttl = positiveMillis(queue, "expireAfter", request.expireAfter());
+			long delay = absolute ? time - System.currentTimeMillis() : time;
+			if (ttl <= delay) {
+				throw new InvalidTaskRequestException("expireAfter " + request.expireAfter() + " for queue '" + queue
+						+ "' is not longer than the delay before the task is due (" + Duration.ofMillis(delay)
+						+ "): it could never run");
+			}
+			return "D" + ttl;
+		}
+		return "0";
 	}
 
 	private static long delayMillis(String queue, @Nullable Duration delay) {

@@ -6,9 +6,9 @@ import java.util.Map;
 /**
  * The counters a queue keeps in its {@code stats} hash in Redis, each with the short
  * field name the scripts store and the spelled-out name users see (the Actuator endpoint,
- * the README). Stored names stay as they are, so existing data needs no migration; this
- * is the one place that maps them. A test keeps this list equal to the fields the scripts
- * count.
+ * the documentation). Stored names stay as they are, so existing data needs no migration;
+ * this is the one place that maps them. A test keeps this list equal to the fields the
+ * scripts count.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -62,6 +62,9 @@ public enum QueueCounter {
 
 	/** Tasks dead-lettered because their data in Redis could not be read. */
 	CORRUPT("corrupt", "corrupt"),
+
+	/** Tasks that had not started by their expiry, ended by a claim without running. */
+	EXPIRED("expired", "expired"),
 
 	/**
 	 * Index entries (scheduled or leased) whose task was gone or in another state,

@@ -1,11 +1,13 @@
 package dev.delayedtasks.store;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
 import dev.delayedtasks.TaskId;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link TaskStore} on Redis: each operation is one call of one Lua script.
@@ -14,6 +16,8 @@ import dev.delayedtasks.TaskId;
  * @since 0.1.0
  */
 public final class RedisTaskStore implements TaskStore {
+
+	private static final int CLAIM_HEADER = 7;
 
 	private static final int CLAIM_RECORD_WIDTH = 9;
 
@@ -44,20 +48,41 @@ public final class RedisTaskStore implements TaskStore {
 				Integer.toString(this.settings.promoteLimit()), Integer.toString(this.settings.reapLimit()),
 				millis(this.settings.reapGrace()), Integer.toString(this.settings.fanoutBatch()),
 				Integer.toString(this.settings.maxDeliveries()), Integer.toString(max + 64),
-				Long.toString(this.settings.claimByteBudget()));
+				Long.toString(this.settings.claimByteBudget()), this.settings.expiredToDeadLetters() ? "D" : "X");
 		Reply reply = new Reply(this.scripts.run(Script.CLAIM, List.of(keys.sched(), keys.ready(), keys.lease(),
 				keys.dead(), keys.wake(), keys.tick(), keys.stats(), keys.meta()), args, queue, null));
 		int count = (int) reply.number(5);
 		List<ClaimedTask> tasks = new ArrayList<>(count);
 		for (int i = 0; i < count; i++) {
-			int at = 6 + i * CLAIM_RECORD_WIDTH;
+			int at = CLAIM_HEADER + i * CLAIM_RECORD_WIDTH;
 			String unique = reply.text(at + 8);
 			tasks.add(new ClaimedTask(TaskId.of(reply.text(at)), reply.text(at + 1), reply.text(at + 2),
 					(int) reply.number(at + 3), (int) reply.number(at + 4), (int) reply.number(at + 5),
 					reply.number(at + 6), reply.number(at + 7), unique.isEmpty() ? null : unique));
 		}
+		List<ExpiredTask> expired = expired(reply.text(6));
 		return new ClaimBatch(reply.number(0), reply.number(1), reply.number(2), reply.number(3) == 1,
-				reply.number(4) == 1, tasks);
+				reply.number(4) == 1, tasks, expired);
+	}
+
+	/**
+	 * The tasks a claim ended because they expired, from its reply's space-separated id,
+	 * attempts, creation and expiry of each (ids hold no space).
+	 * @param fields the reply's field
+	 * @return the tasks
+	 */
+	private static List<ExpiredTask> expired(String fields) {
+		if (fields.isEmpty()) {
+			return List.of();
+		}
+		String[] values = fields.split(" ");
+		List<ExpiredTask> expired = new ArrayList<>(values.length / 4);
+		for (int at = 0; at + 3 < values.length; at += 4) {
+			expired.add(new ExpiredTask(TaskId.of(values[at]), Integer.parseInt(values[at + 1]),
+					Instant.ofEpochMilli(Long.parseLong(values[at + 2])),
+					Instant.ofEpochMilli(Long.parseLong(values[at + 3]))));
+		}
+		return expired;
 	}
 
 	@Override
@@ -86,14 +111,17 @@ public final class RedisTaskStore implements TaskStore {
 	}
 
 	@Override
-	public List<AckOutcome> ack(String queue, List<Lease> leases) {
+	public List<AckOutcome> ack(String queue, List<Lease> leases, List<@Nullable String> results) {
 		PartitionKeys keys = this.settings.keys(queue);
 		List<String> keyList = new ArrayList<>(List.of(keys.lease(), keys.stats()));
 		List<String> args = new ArrayList<>(List.of(keys.base(), Integer.toString(leases.size())));
-		for (Lease lease : leases) {
+		for (int i = 0; i < leases.size(); i++) {
+			Lease lease = leases.get(i);
 			addTaskKeys(keyList, keys, lease);
 			args.add(lease.id().value());
 			args.add(lease.token());
+			String result = results.get(i);
+			args.add((result != null) ? result : "");
 		}
 		Reply reply = new Reply(this.scripts.run(Script.ACK, keyList, args, queue, null));
 		return codes(reply, leases.size(), (code) -> switch (code) {

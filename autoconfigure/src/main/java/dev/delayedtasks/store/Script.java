@@ -49,7 +49,25 @@ public enum Script {
 	PURGE("purge", 2, 0),
 
 	/** Read a partition's counts and counters. */
-	STATS("stats", 7, 0);
+	STATS("stats", 7, 0),
+
+	/** Delete an empty partition's leftover keys, before its queue leaves the index. */
+	REMOVE("remove", 10, 0),
+
+	/** Create or update a recurring schedule's definition. */
+	RECUR_UPSERT("recur_upsert", 3, 0),
+
+	/**
+	 * Create a recurring schedule's next occurrences with the advance of its next tick;
+	 * decide whether an occurrence about to run runs.
+	 */
+	RECUR_ADVANCE("recur_advance", 7, 0),
+
+	/** Pause, resume or remove a recurring schedule; record an occurrence's outcome. */
+	RECUR_CONTROL("recur_control", 2, 0),
+
+	/** Ask to be told when a live task ends, or find its outcome record. */
+	TRACK("track", 3, 0);
 
 	private final String fileName;
 

@@ -1,6 +1,7 @@
 package dev.delayedtasks.store;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -13,8 +14,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.core.io.ClassPathResource;
 
 /**
  * Reads a Lua script from the classpath and inlines the shared code it includes, as
@@ -164,13 +163,16 @@ final class ScriptLoader {
 				: chain.get(0) + " (via " + String.join(" -> ", chain.subList(1, chain.size())) + ")";
 	}
 
+	/**
+	 * Read a file from the classpath with the class loader alone, so that
+	 * {@link FunctionLibrary#main} runs with nothing but this jar on the classpath.
+	 * @param path the file
+	 * @return its text, or {@code null} when it is not on the classpath
+	 */
 	private @Nullable String read(String path) {
-		ClassPathResource resource = new ClassPathResource(path, this.classLoader);
-		if (!resource.exists()) {
-			return null;
-		}
-		try {
-			return resource.getContentAsString(StandardCharsets.UTF_8);
+		ClassLoader classLoader = (this.classLoader != null) ? this.classLoader : ClassLoader.getSystemClassLoader();
+		try (InputStream in = classLoader.getResourceAsStream(path)) {
+			return (in != null) ? new String(in.readAllBytes(), StandardCharsets.UTF_8) : null;
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot read the Lua file " + path, ex);

@@ -1,9 +1,8 @@
 package dev.delayedtasks.store;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Pattern;
 
 import dev.delayedtasks.TaskId;
@@ -13,18 +12,18 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
 /**
- * Runs the Lua scripts on the application's Redis connection. Each script is read once,
- * with the shared code it includes inlined by {@link ScriptLoader}; the SHA-1 that
- * {@code EVALSHA} names is that of the inlined text. Spring Data Redis sends
- * {@code EVALSHA} and falls back to {@code EVAL} when the server has lost its script
- * cache (restart, failover, {@code SCRIPT FLUSH}). A script refused while a Redis Cluster
- * slot moves or a master fails over is retried for a few seconds. Redis failures become
- * {@link TaskStoreException}s that say which operation on which queue failed, and, when
- * Redis's ACL refused it, what permission to grant.
+ * Runs the Lua scripts on the application's Redis connection, the one place every script
+ * call goes through. How a call is sent is a {@link ScriptCall}: {@code EVALSHA} of the
+ * keys and arguments as bytes on the template's connection, with a fall back to
+ * {@code EVAL} ({@link EvalScriptCall}, the default), or {@code FCALL} of the
+ * {@link FunctionLibrary} ({@link FunctionScriptCall}). Either way a call is encoded once
+ * ({@link #runEncoded}): the hot paths pre-encode their keys. A script refused while a
+ * Redis Cluster slot moves or a master fails over is retried for a few seconds. Redis
+ * failures become {@link TaskStoreException}s that say which operation on which queue
+ * failed, and, when Redis's ACL refused it, what permission to grant.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -42,20 +41,26 @@ public final class StoreScripts {
 
 	private final StringRedisTemplate redis;
 
-	private final Map<Script, RedisScript<List>> scripts = new EnumMap<>(Script.class);
+	private final ScriptCall call;
 
 	/**
-	 * Load every script from the classpath, with its includes inlined.
+	 * Run the scripts with {@code EVALSHA} and {@code EVAL}.
 	 * @param redis a template with string serializers on the connection factory delayed
 	 * tasks uses
 	 */
 	public StoreScripts(StringRedisTemplate redis) {
+		this(redis, new EvalScriptCall(redis));
+	}
+
+	/**
+	 * Run the scripts as the given call sends them.
+	 * @param redis a template with string serializers on the connection factory delayed
+	 * tasks uses, for the plain reads of the store
+	 * @param call how a script call is sent
+	 */
+	public StoreScripts(StringRedisTemplate redis, ScriptCall call) {
 		this.redis = redis;
-		// Read once: a resource-backed script would re-check its file on every call.
-		ScriptLoader loader = new ScriptLoader();
-		for (Script script : Script.values()) {
-			this.scripts.put(script, RedisScript.of(loader.load(script.fileName()), List.class));
-		}
+		this.call = call;
 	}
 
 	/**
@@ -66,6 +71,18 @@ public final class StoreScripts {
 	 */
 	public static String source(Script script) {
 		return new ScriptLoader().load(script.fileName());
+	}
+
+	/**
+	 * The text of a Lua script that is not one of the store's own, with the store's
+	 * includes inlined: delayed-tasks-test's scripts read Redis time through the same
+	 * {@code now} include as the store's.
+	 * @param fileName the script's path under {@code dev/delayedtasks/store/} on the
+	 * class path
+	 * @return the script as sent to Redis
+	 */
+	public static String source(String fileName) {
+		return new ScriptLoader().load(fileName);
 	}
 
 	/**
@@ -84,27 +101,15 @@ public final class StoreScripts {
 			@Nullable String taskId) {
 		Assert.isTrue(script.acceptsKeyCount(keys.size()), () -> script.fileName() + " takes " + script.fixedKeys()
 				+ " + n*" + script.keysPerItem() + " keys, not " + keys.size());
-		for (int attempt = 1;; attempt++) {
-			try {
-				@SuppressWarnings("unchecked")
-				List<Object> reply = this.redis.execute(this.scripts.get(script), keys, args.toArray());
-				Assert.state(reply != null, () -> script.fileName() + " returned no reply");
-				return reply;
-			}
-			catch (DataAccessException ex) {
-				// A claim is not retried here: one stopped half-way has
-				// leased tasks under its nonce, and the dispatcher recovers
-				// them by that nonce and claims again with a new one.
-				if (script != Script.CLAIM && attempt < CLUSTER_RETRIES && isTopologyChanging(ex)) {
-					sleep(CLUSTER_RETRY_DELAY.toMillis() << (attempt - 1));
-					continue;
-				}
-				throw new TaskStoreException(
-						"Redis failed to run " + script.fileName() + " for queue '" + queue + "'"
-								+ ((taskId != null) ? " (task " + taskId + ")" : "") + ": " + reason(ex),
-						(taskId != null) ? new TaskId(taskId) : null, ex);
-			}
+		byte[][] keysAndArgs = new byte[keys.size() + args.size()][];
+		int i = 0;
+		for (String key : keys) {
+			keysAndArgs[i++] = key.getBytes(StandardCharsets.UTF_8);
 		}
+		for (String arg : args) {
+			keysAndArgs[i++] = arg.getBytes(StandardCharsets.UTF_8);
+		}
+		return ScriptReplies.decode(runEncoded(script, keys.size(), keysAndArgs, queue, taskId));
 	}
 
 	/**
@@ -152,6 +157,81 @@ public final class StoreScripts {
 		String reason = (cause != ex && ex.getMessage() != null && !message.contains(ex.getMessage()))
 				? ex.getMessage() + ": " + message : message;
 		return AclDenial.isDenial(ex) ? reason + "; " + AclDenial.ADVICE : reason;
+	}
+
+	// The encoded call: every script call ends here.
+
+	/**
+	 * Run a script whose keys and arguments are already encoded: one call as the
+	 * {@link ScriptCall} sends it ({@code EVALSHA} on the template's connection, with
+	 * {@code EVAL} when Redis has lost its script cache, or {@code FCALL} of the
+	 * library's function), and the retries of {@link #run} while a Cluster or Sentinel
+	 * master changes. This is the seam the hot paths use: {@code schedule} pre-encodes
+	 * its keys once per queue.
+	 * @param script the script
+	 * @param keyCount how many of {@code keysAndArgs} are keys
+	 * @param keysAndArgs the keys, then the arguments
+	 * @param queue the queue, for error messages
+	 * @param taskId the task being written, for error messages and retries, or
+	 * {@code null}
+	 * @return the script's reply as Redis sent it: bulk strings as {@code byte[]},
+	 * integers as {@code Long}, {@code null} for a Lua {@code false}
+	 * @throws TaskStoreException when Redis fails or cannot be reached
+	 */
+	public List<Object> runEncoded(Script script, int keyCount, byte[][] keysAndArgs, String queue,
+			@Nullable String taskId) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return this.call.call(script, keyCount, keysAndArgs);
+			}
+			catch (DataAccessException ex) {
+				// A claim is not retried here: one stopped half-way has
+				// leased tasks under its nonce, and the dispatcher recovers
+				// them by that nonce and claims again with a new one.
+				if (script != Script.CLAIM && attempt < CLUSTER_RETRIES && isTopologyChanging(ex)) {
+					sleep(CLUSTER_RETRY_DELAY.toMillis() << (attempt - 1));
+					continue;
+				}
+				throw failure(script, queue, taskId, ex);
+			}
+		}
+	}
+
+	/**
+	 * The exception for a script call that failed: which script, queue and task, and
+	 * Redis's reason.
+	 * @param script the script
+	 * @param queue the queue
+	 * @param taskId the task, or {@code null}
+	 * @param ex the failure
+	 * @return the exception to throw
+	 */
+	static TaskStoreException failure(Script script, String queue, @Nullable String taskId, DataAccessException ex) {
+		return new TaskStoreException(
+				"Redis failed to run " + script.fileName() + " for queue '" + queue + "'"
+						+ ((taskId != null) ? " (task " + taskId + ")" : "") + ": " + reason(ex),
+				(taskId != null) ? new TaskId(taskId) : null, ex);
+	}
+
+	/**
+	 * Prepare Redis for the first calls at startup, as the {@link ScriptCall} needs: with
+	 * {@code EVALSHA}, every script is loaded into the script cache ({@code SCRIPT LOAD};
+	 * on a Cluster, on every master), so that no first call is answered {@code NOSCRIPT};
+	 * a function library is already checked or loaded by the startup check, so Functions
+	 * mode sends nothing here.
+	 * @throws org.springframework.dao.DataAccessException when Redis cannot be reached or
+	 * refuses the command
+	 */
+	public void loadAll() {
+		this.call.warmUp();
+	}
+
+	/**
+	 * How script calls are sent.
+	 * @return the call
+	 */
+	ScriptCall call() {
+		return this.call;
 	}
 
 	/**

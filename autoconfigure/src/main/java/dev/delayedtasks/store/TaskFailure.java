@@ -32,6 +32,16 @@ public record TaskFailure(@Nullable Duration retryDelay, FailureReason deadReaso
 	/**
 	 * Create a failure, bringing the stack trace into the shape the error record needs:
 	 * no blank lines and at most {@link #MAX_STACK_TRACE_LENGTH} characters.
+	 * @param retryDelay the back-off before the next run, or {@code null} to dead-letter
+	 * now
+	 * @param deadReason the dead-letter reason when {@code retryDelay} is {@code null};
+	 * with a retry delay, the reason that applies should the store find the task's
+	 * attempts used up ({@link FailureReason#RETRIES_EXHAUSTED})
+	 * @param exceptionType the exception's class name
+	 * @param message the exception's message, truncated to 500 characters
+	 * @param stackTrace the exception's stack trace, bounded (at most 20 frames per
+	 * throwable, 4,096 characters in all) and without any exception message, or
+	 * {@code ""}; kept with the dead letter
 	 */
 	public TaskFailure {
 		stackTrace = BoundedStackTrace.normalize(stackTrace);

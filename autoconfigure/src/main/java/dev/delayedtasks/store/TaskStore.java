@@ -1,7 +1,10 @@
 package dev.delayedtasks.store;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The operations workers and the timer perform on a queue partition, each one atomic
@@ -61,7 +64,19 @@ public interface TaskStore {
 	 * @param leases the leases
 	 * @return one outcome per lease
 	 */
-	List<AckOutcome> ack(String queue, List<Lease> leases);
+	default List<AckOutcome> ack(String queue, List<Lease> leases) {
+		return ack(queue, leases, Collections.nCopies(leases.size(), null));
+	}
+
+	/**
+	 * Complete leased tasks with their handlers' results: delete them, free their unique
+	 * keys, and record the outcome of those that asked for one.
+	 * @param queue the queue
+	 * @param leases the leases
+	 * @param results per lease, the handler's return value as JSON, or {@code null}
+	 * @return one outcome per lease
+	 */
+	List<AckOutcome> ack(String queue, List<Lease> leases, List<@Nullable String> results);
 
 	/**
 	 * Record a failed run: schedule the retry after the back-off, or dead-letter the

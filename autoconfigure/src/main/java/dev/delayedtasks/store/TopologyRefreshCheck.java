@@ -15,9 +15,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * and blocking reads to the old master, and that queue's dispatchers, timer and producers
  * stall until the application restarts. Lettuce 7 enables every adaptive trigger by
  * default (Spring Boot 4.1 therefore dropped
- * {@code spring.data.redis.lettuce.cluster.refresh.adaptive}), so this only fires when a
- * customizer replaced the refresh options. The starter does not rewrite the application's
- * client; it says what to change.
+ * {@code spring.data.redis.lettuce.cluster.refresh.adaptive}), so on Spring Boot 4.1 this
+ * only fires when a customizer replaced the refresh options. Lettuce 6, which Spring Boot
+ * 4.0 uses, refreshes nothing unless told to, so there it fires unless
+ * {@code spring.data.redis.lettuce.cluster.refresh.adaptive} or {@code .period} is set.
+ * The starter does not rewrite the application's client; it says what to change.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -46,18 +48,21 @@ public final class TopologyRefreshCheck {
 			return true;
 		}
 		// No options, or plain ClientOptions: the cluster client uses Lettuce's defaults,
-		// which refresh on MOVED, ASK and reconnects.
+		// which refresh on MOVED, ASK and reconnects in Lettuce 7 and not at all in
+		// Lettuce 6.
 		boolean refreshed = lettuce.getClientConfiguration()
 			.getClientOptions()
 			.filter(ClusterClientOptions.class::isInstance)
 			.map((options) -> refreshes(((ClusterClientOptions) options).getTopologyRefreshOptions()))
-			.orElse(true);
+			.orElseGet(() -> refreshes(ClusterTopologyRefreshOptions.create()));
 		if (!refreshed) {
 			logger.warn("Redis Cluster is used with Lettuce topology refresh switched off (no adaptive refresh "
 					+ "trigger, no periodic refresh): after a failover or a slot migration the delayed-tasks "
 					+ "dispatchers, timers and producers of the moved slots keep talking to the old master. Keep "
-					+ "Lettuce's default adaptive refresh triggers (do not disable them in "
-					+ "ClusterTopologyRefreshOptions) and set spring.data.redis.lettuce.cluster.refresh.period=30s");
+					+ "Lettuce's adaptive refresh triggers on (Spring Boot 4.1: do not disable them in "
+					+ "ClusterTopologyRefreshOptions; Spring Boot 4.0: set "
+					+ "spring.data.redis.lettuce.cluster.refresh.adaptive=true) and set "
+					+ "spring.data.redis.lettuce.cluster.refresh.period=30s");
 		}
 		return refreshed;
 	}

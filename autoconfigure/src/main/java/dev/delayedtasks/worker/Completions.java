@@ -77,12 +77,12 @@ final class Completions {
 		this.thread = threads.start("complete", this::drain, true);
 	}
 
-	void succeeded(ActiveRun run, Duration runTime) {
-		enqueue(new Completion(run, null, null, runTime));
+	void succeeded(ActiveRun run, Duration runTime, @Nullable String result) {
+		enqueue(new Completion(run, null, null, runTime, result));
 	}
 
 	void failed(ActiveRun run, Throwable failure, TaskFailure decision, Duration runTime) {
-		enqueue(new Completion(run, failure, decision, runTime));
+		enqueue(new Completion(run, failure, decision, runTime, null));
 	}
 
 	private void enqueue(Completion completion) {
@@ -158,7 +158,8 @@ final class Completions {
 		try {
 			if (!successes.isEmpty()) {
 				List<AckOutcome> outcomes = this.store.ack(this.queue,
-						successes.stream().map((c) -> c.run().lease()).toList());
+						successes.stream().map((c) -> c.run().lease()).toList(),
+						successes.stream().map(Completion::result).toList());
 				for (int i = 0; i < successes.size(); i++) {
 					acknowledged(successes.get(i), outcomes.get(i));
 				}
@@ -257,7 +258,7 @@ final class Completions {
 	}
 
 	private record Completion(ActiveRun run, @Nullable Throwable failure, @Nullable TaskFailure decision,
-			Duration runTime) {
+			Duration runTime, @Nullable String result) {
 
 	}
 

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.store.ClaimBatch;
 import dev.delayedtasks.store.ClaimedTask;
+import dev.delayedtasks.store.ExpiredTask;
 import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.store.PayloadCodec.Envelope;
 import dev.delayedtasks.store.TaskStore;
@@ -60,6 +61,8 @@ final class Dispatcher {
 
 	private final TaskRunner runner;
 
+	private final Listeners listeners;
+
 	private final Semaphore permits;
 
 	private final Semaphore holds;
@@ -87,6 +90,7 @@ final class Dispatcher {
 		this.executor = services.handlerExecutor();
 		this.heartbeat = heartbeat;
 		this.runner = runner;
+		this.listeners = services.listeners();
 		this.permits = new Semaphore(concurrency);
 		this.holds = new Semaphore(concurrency + this.settings.maxClaim());
 	}
@@ -126,6 +130,21 @@ final class Dispatcher {
 	}
 
 	/**
+	 * Tell the listeners of the tasks the claim ended because they expired: they hear it
+	 * from this instance only, as the claim that found them ran here.
+	 * @param expired the tasks
+	 */
+	private void reportExpired(List<ExpiredTask> expired) {
+		for (ExpiredTask task : expired) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Task " + task.id() + " of queue '" + this.queue + "' had not started by its expiry "
+						+ task.expiresAt() + " and will not run");
+			}
+			this.listeners.expired(this.queue, task.id(), task.expiresAt());
+		}
+	}
+
+	/**
 	 * How many handlers run now.
 	 * @return the count
 	 */
@@ -152,6 +171,7 @@ final class Dispatcher {
 				claimNonce = this.nonce + "." + Long.toString(++claims, 36);
 				ClaimBatch batch = this.store.claim(this.queue, wanted, claimNonce);
 				claimNonce = null;
+				reportExpired(batch.expired());
 				List<ClaimedTask> tasks = batch.tasks();
 				for (int i = 0; i < tasks.size(); i++) {
 					try {

@@ -61,6 +61,8 @@ public final class HandlerContainerFactory {
 
 	private final TaskScheduler taskScheduler;
 
+	private final OccurrenceGate occurrenceGate;
+
 	private final String instanceId = ProcessHandle.current().pid() + "-"
 			+ UUID.randomUUID().toString().substring(0, 8);
 
@@ -89,6 +91,7 @@ public final class HandlerContainerFactory {
 		this.beanFactory = builder.beanFactory;
 		this.handlerExecutor = builder.handlerExecutor;
 		this.taskScheduler = builder.taskScheduler;
+		this.occurrenceGate = builder.occurrenceGate;
 	}
 
 	/**
@@ -107,7 +110,7 @@ public final class HandlerContainerFactory {
 	QueueWorker createContainer(HandlerEndpoint endpoint) {
 		WorkerServices services = new WorkerServices(this.store, this.connections.obtain(), this.settings,
 				this.storeSettings, this.codec, this.failureRouter, this.listeners, this.instanceId,
-				this.handlerExecutor, this.taskScheduler, this.observations);
+				this.handlerExecutor, this.taskScheduler, this.observations, this.occurrenceGate);
 		return new QueueWorker(endpoint, resolve(endpoint), services);
 	}
 
@@ -175,6 +178,8 @@ public final class HandlerContainerFactory {
 		private Listeners listeners = new Listeners(List.of());
 
 		private RunObservations observations = new RunObservations(ObservationRegistry.NOOP, null);
+
+		private OccurrenceGate occurrenceGate = OccurrenceGate.OPEN;
 
 		private @Nullable Function<String, QueueDefaults> queueDefaults;
 
@@ -289,6 +294,17 @@ public final class HandlerContainerFactory {
 		 */
 		public Builder observations(RunObservations observations) {
 			this.observations = observations;
+			return this;
+		}
+
+		/**
+		 * Set what decides whether a recurring occurrence runs (every task runs by
+		 * default).
+		 * @param occurrenceGate the gate
+		 * @return this builder
+		 */
+		public Builder occurrenceGate(OccurrenceGate occurrenceGate) {
+			this.occurrenceGate = occurrenceGate;
 			return this;
 		}
 

@@ -44,16 +44,13 @@ public final class HandlerMethod {
 	 * transactions applies)
 	 * @param method the annotated method, as declared on the bean's target class
 	 * @return the handler method
-	 * @throws IllegalArgumentException naming the rule the method breaks: not static,
-	 * returning void, and taking {@code (P payload)}, {@code (P payload, TaskContext
-	 * context)} or {@code (TaskContext context)}
+	 * @throws IllegalArgumentException naming the rule the method breaks: not static, and
+	 * taking {@code (P payload)}, {@code (P payload, TaskContext context)} or
+	 * {@code (TaskContext context)}; a return value is the task's result
 	 */
 	public static HandlerMethod of(Object bean, Method method) {
 		if (Modifier.isStatic(method.getModifiers())) {
 			throw new IllegalArgumentException("the method must not be static");
-		}
-		if (method.getReturnType() != void.class) {
-			throw new IllegalArgumentException("the method must return void (a return value would be lost)");
 		}
 		Type[] parameters = method.getGenericParameterTypes();
 		Class<?>[] raw = method.getParameterTypes();
@@ -102,9 +99,10 @@ public final class HandlerMethod {
 	 * Call the method.
 	 * @param payload the converted payload (ignored when the method takes none)
 	 * @param context the run's context
+	 * @return what the method returned, {@code null} for a {@code void} method
 	 * @throws Throwable whatever the method throws
 	 */
-	public void invoke(@Nullable Object payload, TaskContext context) throws Throwable {
+	public @Nullable Object invoke(@Nullable Object payload, TaskContext context) throws Throwable {
 		Object[] args = new Object[this.method.getParameterCount()];
 		if (this.payloadIndex >= 0) {
 			args[this.payloadIndex] = payload;
@@ -114,7 +112,7 @@ public final class HandlerMethod {
 		}
 		try {
 			ReflectionUtils.makeAccessible(this.method);
-			this.method.invoke(this.bean, args);
+			return this.method.invoke(this.bean, args);
 		}
 		catch (InvocationTargetException ex) {
 			throw ex.getTargetException();

@@ -39,8 +39,18 @@ public final class Listeners implements DelayedTaskListener {
 	}
 
 	@Override
+	public void afterCommitFailed(String queue, TaskId id, Throwable failure) {
+		each((listener) -> listener.afterCommitFailed(queue, id, failure));
+	}
+
+	@Override
 	public void cancelled(String queue, TaskId id) {
 		each((listener) -> listener.cancelled(queue, id));
+	}
+
+	@Override
+	public void expired(String queue, TaskId id, Instant expiresAt) {
+		each((listener) -> listener.expired(queue, id, expiresAt));
 	}
 
 	@Override

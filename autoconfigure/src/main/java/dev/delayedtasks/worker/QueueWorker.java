@@ -59,7 +59,8 @@ final class QueueWorker implements HandlerContainer {
 		this.heartbeat = new LeaseHeartbeat(endpoint.queue(), this.store, this.settings);
 		this.completions = new Completions(endpoint.queue(), this.store, this.heartbeat, services.listeners());
 		TaskRunner runner = new TaskRunner(endpoint, container, services.codec(), services.failureRouter(),
-				this.completions, services.listeners(), services.scheduler(), services.observations());
+				this.completions, services.listeners(), services.scheduler(), services.observations(),
+				services.occurrenceGate());
 		this.dispatcher = new Dispatcher(endpoint.queue(), container.concurrency(), services, this.heartbeat, runner);
 		this.timer = new PromotionTimer(endpoint.queue(), services.storeSettings().keys(endpoint.queue()), this.store,
 				services.instanceId(), this.settings, services.connections());

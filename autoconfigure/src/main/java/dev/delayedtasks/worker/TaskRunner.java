@@ -56,18 +56,26 @@ final class TaskRunner {
 
 	private final RunObservations observations;
 
+	private final OccurrenceGate gate;
+
 	TaskRunner(HandlerEndpoint endpoint, ContainerSettings container, PayloadCodec codec, FailureRouter failures,
-			Completions completions, Listeners listeners, TaskScheduler scheduler, RunObservations observations) {
+			Completions completions, Listeners listeners, TaskScheduler scheduler, RunObservations observations,
+			OccurrenceGate gate) {
 		this.endpoint = endpoint;
 		this.container = container;
 		this.codec = codec;
 		Type declared = endpoint.method().payloadType();
 		this.payloadType = (declared != null) ? codec.type(declared) : null;
+		if (this.payloadType != null) {
+			// Warm start: the first task's payload is read as fast as later ones.
+			codec.prepare(this.payloadType);
+		}
 		this.failures = failures;
 		this.completions = completions;
 		this.listeners = listeners;
 		this.scheduler = scheduler;
 		this.observations = observations;
+		this.gate = gate;
 	}
 
 	/**
@@ -103,9 +111,17 @@ final class TaskRunner {
 		long started = System.nanoTime();
 		Throwable failure;
 		TaskFailure decision = null;
+		Result result = new Result();
 		try {
 			Object payload = convert(envelope, rawEnvelope);
-			failure = invoke(run, payload);
+			if (!admitted(run)) {
+				// A recurring occurrence its schedule's policies skip: done, unrun.
+				failure = null;
+			}
+			else {
+				failure = invoke(run, payload, result);
+				finishedOccurrence(run, failure);
+			}
 		}
 		catch (IllegalArgumentException ex) {
 			failure = ex;
@@ -133,7 +149,7 @@ final class TaskRunner {
 		}
 		Duration runTime = Duration.ofNanos(System.nanoTime() - started);
 		if (failure == null) {
-			this.completions.succeeded(run, runTime);
+			this.completions.succeeded(run, runTime, result.json);
 			return;
 		}
 		this.completions.failed(run, failure, (decision != null) ? decision : route(failure, run.context()), runTime);
@@ -149,9 +165,10 @@ final class TaskRunner {
 	 * becomes the run's failure, so every run ends with exactly one recorded outcome.
 	 * @param run the run
 	 * @param payload the payload, converted to the handler's type
+	 * @param result receives the handler's return value as JSON
 	 * @return the run's failure, or {@code null} when the handler returned
 	 */
-	private @Nullable Throwable invoke(ActiveRun run, @Nullable Object payload) {
+	private @Nullable Throwable invoke(ActiveRun run, @Nullable Object payload, Result result) {
 		TaskContext context = run.context();
 		Throwable failure = null;
 		RunObservations.Run observed = null;
@@ -160,7 +177,11 @@ final class TaskRunner {
 		try {
 			observed = this.observations.start(context, this.endpoint.id());
 			this.listeners.started(context);
-			this.endpoint.method().invoke(payload, context);
+			Object value = this.endpoint.method().invoke(payload, context);
+			if (value != null) {
+				// Written here, so a result that cannot be kept fails the run.
+				result.json = this.codec.result(context.queue(), value);
+			}
 		}
 		catch (Throwable ex) {
 			failure = ex;
@@ -183,6 +204,41 @@ final class TaskRunner {
 			return new TaskTimeoutException(this.container.timeout());
 		}
 		return failure;
+	}
+
+	/**
+	 * Whether a recurring occurrence runs. Only its first delivery asks: a retry or a
+	 * redelivery was admitted before.
+	 * @param run the run
+	 * @return whether to call the handler
+	 */
+	private boolean admitted(ActiveRun run) {
+		TaskContext context = run.context();
+		if (context.header(OccurrenceGate.HEADER) == null || context.attempt() > 1 || context.deliveryCount() > 1) {
+			return true;
+		}
+		try {
+			return this.gate.admit(context);
+		}
+		catch (RuntimeException ex) {
+			// At least once: an occurrence whose policies cannot be read runs.
+			logger.warn("Could not apply the policies of recurring occurrence " + context.id() + " (" + ex
+					+ "); running it");
+			return true;
+		}
+	}
+
+	private void finishedOccurrence(ActiveRun run, @Nullable Throwable failure) {
+		TaskContext context = run.context();
+		if (context.header(OccurrenceGate.HEADER) == null) {
+			return;
+		}
+		try {
+			this.gate.finished(context, failure);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not record the outcome of recurring occurrence " + context.id() + ": " + ex);
+		}
 	}
 
 	private TaskFailure route(Throwable failure, TaskContext context) {
@@ -230,6 +286,13 @@ final class TaskRunner {
 
 	static Map<String, String> headers(@Nullable Envelope envelope) {
 		return (envelope != null) ? envelope.headers() : Map.of();
+	}
+
+	/** A run's result, as JSON, or {@code null} for none. */
+	private static final class Result {
+
+		private @Nullable String json;
+
 	}
 
 }

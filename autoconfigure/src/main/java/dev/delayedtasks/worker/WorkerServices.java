@@ -24,11 +24,13 @@ import org.springframework.scheduling.TaskScheduler;
  * @param scheduler fires handler timeouts and local lease checks; it never waits on Redis
  * (heartbeats and timers run on each queue's own threads)
  * @param observations observes handler runs
+ * @param occurrenceGate applies recurring schedules' policies before an occurrence runs
  * @author delayed-tasks
  * @since 0.1.0
  */
 record WorkerServices(TaskStore store, BlockingConnections connections, WorkerSettings settings,
 		StoreSettings storeSettings, PayloadCodec codec, FailureRouter failureRouter, Listeners listeners,
-		String instanceId, Executor handlerExecutor, TaskScheduler scheduler, RunObservations observations) {
+		String instanceId, Executor handlerExecutor, TaskScheduler scheduler, RunObservations observations,
+		OccurrenceGate occurrenceGate) {
 
 }

@@ -23,6 +23,7 @@ if not (#KEYS == 5 and base and id and tombstoneTtl and tombstoneTtl == math.flo
 end
 
 --- @include "releaseUnique"
+--- @include "outcome"
 
 local r = pread('HMGET', tk, 's', 'u')
 local s = not r.err and r[1]
@@ -38,11 +39,13 @@ end
 -- slot migration such a key may already have moved, and pread raises there; raising after a write would leave the
 -- task half-changed (out of sched but still scheduled), because Redis does not roll back.
 if s == 'S' then
+  recordOutcome(id, tk, 'C', 0, '', '', '', '')
   releaseUnique(id, r[2])
   redis.call('ZREM', sched, id)
   redis.call('DEL', tk, pk, ek)
 elseif s == 'R' then
   -- The ready hint stays (removing it is O(N)); the tombstone lets claim skip it and is counted as a ghost.
+  recordOutcome(id, tk, 'C', 0, '', '', '', '')
   releaseUnique(id, r[2])
   redis.call('DEL', tk, pk, ek)
   redis.call('HSET', tk, 's', 'X')

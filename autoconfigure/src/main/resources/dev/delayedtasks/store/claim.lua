@@ -12,8 +12,11 @@
 --   e:<id> STRING, u:<digest> STRING
 -- ARGV: 1 base, 2 n, 3 leaseMs, 4 nonce, 5 promoteLimit, 6 reapLimit, 7 graceMs, 8 fanoutBatch, 9 maxDeliveries,
 --   10 scanLimit (max hints popped in all, invalid ones included),
---   11 byteBudget (stop adding items once the payload bytes reach it; at least one item is always returned)
+--   11 byteBudget (stop adding items once the payload bytes reach it; at least one item is always returned),
+--   12 expiredTo ('D': a ready task past its expiry (field xa) becomes a dead letter with reason 'expired';
+--   'X': it is deleted)
 -- Reply: {now, nextDue or -1, earliestLease or -1, more (0/1), paused (0/1), itemCount,
+--   expired (id, a, c and xa of each task it ended because it expired, space-separated) or '',
 --   then per item 9 fields: id, token, envelope, a, v (after increment), m, d, c, u or ''}
 -- keys: fixed=8 per-item=0
 redis.replicate_commands()
@@ -23,14 +26,15 @@ redis.replicate_commands()
 
 local sched, ready, lease, dead, wake, tick, stats, meta =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
-local base, nonce = ARGV[1], ARGV[4]
+local base, nonce, expiredTo = ARGV[1], ARGV[4], ARGV[12]
 
 local n, leaseMs, promoteLimit, reapLimit, graceMs, fanoutBatch, maxDeliveries, scanLimit, byteBudget =
   int(ARGV[2]), int(ARGV[3]), int(ARGV[5]), int(ARGV[6]), int(ARGV[7]), int(ARGV[8]), int(ARGV[9]),
   int(ARGV[10]), int(ARGV[11])
 if not (#KEYS == 8 and n and n >= 0 and leaseMs and leaseMs > 0 and promoteLimit and promoteLimit >= 0
     and reapLimit and reapLimit >= 0 and graceMs and graceMs >= 0 and fanoutBatch and fanoutBatch >= 1
-    and maxDeliveries and scanLimit and scanLimit >= 0 and byteBudget and nonce) then
+    and maxDeliveries and scanLimit and scanLimit >= 0 and byteBudget and nonce
+    and (expiredTo == 'D' or expiredTo == 'X')) then
   return redis.error_reply('ERR claim: bad KEYS/ARGV')
 end
 
@@ -47,7 +51,23 @@ local function validId(id)
   return #id >= 1 and #id <= 64 and not string.find(id, '[^A-Za-z0-9%.%-_:]')
 end
 
-local reply = {now, 0, 0, 0, paused and 1 or 0, 0}
+-- A task that has not started by its expiry is never run: it ends here, the one place a run starts.
+local expired = {}
+local function expire(id, tk, r)
+  recordOutcome(id, tk, 'X', 0, EXPIRED, '', 'the task was not started before it expired', '')
+  releaseUnique(id, r[8])
+  if expiredTo == 'D' then
+    redis.call('SET', base .. 'e:' .. id, EXPIRED .. '\n\nthe task was not started before it expired')
+    redis.call('HSET', tk, 's', 'D')
+    redis.call('ZADD', dead, now, id)
+  else
+    deleteTask(id)
+  end
+  for _, x in ipairs({id, r[2], r[7], r[9]}) do expired[#expired + 1] = x end
+  bump('expired')
+end
+
+local reply = {now, 0, 0, 0, paused and 1 or 0, 0, ''}
 local claimed = 0
 if not paused then
   local leaseWasEmpty = redis.call('ZCARD', lease) == 0
@@ -62,7 +82,7 @@ if not paused then
     local id = redis.call('LINDEX', ready, 0)
     if not id then break end
     local tk = base .. 't:' .. id
-    local status, r = readTask(tk, 'a', 'v', 'm', 'f', 'd', 'c', 'u')
+    local status, r = readTask(tk, 'a', 'v', 'm', 'f', 'd', 'c', 'u', 'xa')
     local payload = (status == 'ok' and r[1] == 'R') and pread('GET', base .. 'p:' .. id) or nil
     -- corrupt() may still raise at its undeclared e: key, so the hint goes only after it.
     if status == 'missing' or (status == 'ok' and r[1] ~= 'R') then
@@ -80,6 +100,11 @@ if not paused then
       leasable = false
     elseif leasable and type(payload) ~= 'string' then
       corrupt(id, status, payload and 'payload key is not a string' or 'payload is missing')
+      leasable = false
+    end
+    local xa = int(r[9])
+    if leasable and xa and xa <= now then
+      expire(id, tk, r)
       leasable = false
     end
     redis.call('LPOP', ready)
@@ -106,5 +131,6 @@ if not paused then
 end
 flushCounts()
 
-reply[2], reply[3], reply[4], reply[6] = headScore(sched), headScore(lease), more and 1 or 0, claimed
+reply[2], reply[3], reply[4], reply[6], reply[7] = headScore(sched), headScore(lease), more and 1 or 0, claimed,
+  table.concat(expired, ' ')
 return reply

@@ -10,11 +10,16 @@
 --   derived from ARGV base (same hash tag), not declared because only corrupt data touches them: dead ZSET,
 --   lease ZSET, e:<id> STRING; and t:<holder> HASH (the holder's id is read from the uniqueness slot)
 -- ARGV: 1 base, 2 count, 3 layout version, 4 fanoutBatch,
---   then per item 6: id, mode ('D' delay ms | 'A' absolute epoch ms), time, maxAttempts, uniqueTtlMs (0 = none),
+--   then per item 8: id, mode ('D' delay ms | 'A' absolute epoch ms), time, maxAttempts, uniqueTtlMs (0 = none),
+--   expiry ('0' none | 'D'<ms> after now | 'A'<epoch ms>: the task is never run from then on, field xa),
+--   outcome ('0' none | '<keep ms>' | '<keep ms> <channel>': keep how the task ended for that long, field or, and
+--   tell a tracking producer on that channel, field tn; see includes/outcome.lua; also set on an existing task),
 --   envelope
 -- Reply: {now, 'LAYOUT', storedVersion} when the stored layout differs (nothing is written); else
---   {now, then per item: code ('C' created | 'E' existing | 'U' duplicate | 'K' corrupt),
+--   {now, fresh (0/1), then per item: code ('C' created | 'E' existing | 'U' duplicate | 'K' corrupt),
 --    id (the created id, or the existing/duplicate holder's id), due ms (or -1)}
+--   fresh = 1: meta had no layout version (a new partition, or one removed from the index by the remove script), so
+--   the producer adds the queue to the index again, after this write
 -- keys: fixed=6 per-item=3
 redis.replicate_commands()
 --- @include "pread"
@@ -25,17 +30,33 @@ redis.replicate_commands()
 local sched, ready, wake, tick, stats, meta = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 
 local base, items, layout, fanoutBatch = ARGV[1], int(ARGV[2]), ARGV[3], int(ARGV[4])
-if not (base and items and items >= 0 and #KEYS == 6 + 3 * items and #ARGV == 4 + 6 * items
+if not (base and items and items >= 0 and #KEYS == 6 + 3 * items and #ARGV == 4 + 8 * items
     and fanoutBatch and fanoutBatch >= 1) then
   return redis.error_reply('ERR enqueue: KEYS/ARGV do not match the item count')
 end
 
 --- @include "fanout"
 
+-- The expiry instant in Redis time, 0 for none, nil when the argument is malformed.
+local function expiry(arg)
+  if arg == '0' then return 0 end
+  local kind, ms = string.sub(arg, 1, 1), int(string.sub(arg, 2))
+  if not ms or ms < 0 then return nil end
+  if kind == 'D' then return now + ms end
+  if kind == 'A' then return ms end
+end
+
+-- How long to keep the outcome (0 for not at all) and the tracker's channel ('' for none); nil when malformed.
+local function outcome(arg)
+  local keep, channel = string.match(arg, '^(%d+) ?(.*)$')
+  return int(keep), channel
+end
+
 for i = 0, items - 1 do
-  local a = 4 + 6 * i
+  local a = 4 + 8 * i
   local mode = ARGV[a + 2]
-  if (mode ~= 'D' and mode ~= 'A') or not int(ARGV[a + 3]) or not int(ARGV[a + 4]) or not int(ARGV[a + 5]) then
+  if (mode ~= 'D' and mode ~= 'A') or not int(ARGV[a + 3]) or not int(ARGV[a + 4]) or not int(ARGV[a + 5])
+      or not expiry(ARGV[a + 6]) or not outcome(ARGV[a + 7]) then
     return redis.error_reply('ERR enqueue: bad ARGV for item ' .. (i + 1))
   end
 end
@@ -47,13 +68,14 @@ local head = redis.call('ZRANGE', sched, 0, 0, 'WITHSCORES')
 local prevHead = head[2] and tonumber(head[2])
 
 local live = {S = true, R = true, A = true}
-local reply, created, corrupted, anyReady, minDue = {now}, 0, 0, false, nil
+local reply, created, corrupted, anyReady, minDue = {now, stored and 0 or 1}, 0, 0, false, nil
 
 for i = 0, items - 1 do
   local tk, pk, uk = KEYS[7 + 3 * i], KEYS[8 + 3 * i], KEYS[9 + 3 * i]
-  local a = 4 + 6 * i
-  local id, mode, time, maxAttempts, ttl, envelope =
-    ARGV[a + 1], ARGV[a + 2], int(ARGV[a + 3]), int(ARGV[a + 4]), int(ARGV[a + 5]), ARGV[a + 6]
+  local a = 4 + 8 * i
+  local id, mode, time, maxAttempts, ttl, expiresAt, envelope =
+    ARGV[a + 1], ARGV[a + 2], int(ARGV[a + 3]), int(ARGV[a + 4]), int(ARGV[a + 5]), expiry(ARGV[a + 6]), ARGV[a + 8]
+  local keep, channel = outcome(ARGV[a + 7])
   local due = mode == 'D' and now + time or time
   local code, rid, rdue = 'C', id, due
 
@@ -72,6 +94,8 @@ for i = 0, items - 1 do
     code, rdue = 'K', -1
   elseif cur[1] and cur[1] ~= 'X' then
     code, rdue = 'E', int(cur[2]) or -1
+    -- A producer that tracks an existing task (a retry of its schedule, a restart) is told when it ends.
+    if keep > 0 and cur[1] ~= 'D' then redis.call('HSET', tk, 'or', keep, 'tn', channel) end
   else
     local prefix = base .. 'u:'
     local digest = string.sub(uk, 1, #prefix) == prefix and string.sub(uk, #prefix + 1) or ''
@@ -91,6 +115,11 @@ for i = 0, items - 1 do
       local state = due <= now and 'R' or 'S'
       local fields = {'s', state, 'a', 0, 'v', 0, 'm', maxAttempts, 'f', 0, 'd', due, 'c', now}
       if unique then fields[#fields + 1] = 'u'; fields[#fields + 1] = digest end
+      if expiresAt > 0 then fields[#fields + 1] = 'xa'; fields[#fields + 1] = expiresAt end
+      if keep > 0 then
+        fields[#fields + 1] = 'or'; fields[#fields + 1] = keep
+        if channel ~= '' then fields[#fields + 1] = 'tn'; fields[#fields + 1] = channel end
+      end
       redis.call('HSET', tk, unpack(fields))
       redis.call('SET', pk, envelope)
       if state == 'R' then

@@ -45,6 +45,7 @@ end
 --- @include "deleteTask"
 --- @include "fanout"
 --- @include "trimDead"
+--- @include "outcome"
 
 local r = pread('HMGET', tk, 'k', 'a', 'm', 'cr', 'u', 'f', 'x')
 if r.err then
@@ -66,6 +67,7 @@ local a, m = int(r[2]), int(r[3])
 
 if r[4] == '1' then
   -- Cancelled while it ran: never retry it. The undeclared u: key first, the index last.
+  recordOutcome(id, tk, 'C', 1, '', exType, message, '')
   releaseUnique(id, r[5])
   redis.call('DEL', tk, pk, ek)
   redis.call('ZREM', lease, id)
@@ -85,6 +87,7 @@ end
 a = a + 1
 if delay == -1 or a >= m then
   local reason = delay == -1 and deadReason or RETRIES_EXHAUSTED
+  recordOutcome(id, tk, 'D', 1, reason, exType, message, '')
   redis.call('HSET', tk, 'a', a, 's', 'D')
   redis.call('ZADD', dead, now, id)
   if trace == '' then

@@ -44,7 +44,7 @@ for _, id in ipairs(ids) do
     redis.call('DEL', base .. 'e:' .. id) -- undeclared: first, so a moved slot raises before any change
     redis.call('ZREM', dead, id)
     redis.call('HSET', tk, 's', 'R', 'a', 0, 'v', 0, 'd', now)
-    redis.call('HDEL', tk, 'k', 'cr', 'x')
+    redis.call('HDEL', tk, 'k', 'cr', 'x', 'xa') -- redriven on purpose: an expiry no longer holds
     redis.call('RPUSH', ready, id)
     moved = moved + 1
   end

@@ -15,6 +15,7 @@ import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.NonRetryableTaskException;
+import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
@@ -324,6 +325,70 @@ class DelayedTaskMetricsIntegrationTests {
 	}
 
 	@Test
+	void thousandsOfQueueNamesMakeABoundedNumberOfSeriesAndARemovedQueueLosesItsGauges() {
+		String handled = "m-bounded";
+		// An index of its own: the other tests' queues are not in it.
+		this.runner
+			.withPropertyValues("delayed-tasks.key-prefix=" + this.redis.keyPrefix() + ":own", "test.queue=" + handled,
+					"delayed-tasks.monitoring.max-queues=20", "delayed-tasks.queues.zz-declared.concurrency=1")
+			.withUserConfiguration(MetricsHandler.class)
+			.run((context) -> {
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				QueueSnapshots snapshots = context.getBean(QueueSnapshots.class);
+				// The attack: a queue name per user, as request data picks them.
+				int names = 1500;
+				String removed = "m-user-0000";
+				TaskId removedTask = scheduler.schedule(removed, "job", Duration.ofHours(1));
+				for (int i = 1; i < names; i++) {
+					scheduler.schedule(String.format("m-user-%04d", i), "job", Duration.ofHours(1));
+				}
+				scheduler.schedule("zz-declared", "job", Duration.ofHours(1));
+				snapshots.refresh();
+				Set<String> sizeQueues = queueTags(meters.find("delayed.tasks.size").meters());
+				// Before, every name had 4 size gauges (6,000 series here): now the
+				// handled queue, the declared one and 18 others by name.
+				assertThat(sizeQueues).hasSize(20).contains(handled, "zz-declared", "m-user-0000", "m-user-0017");
+				assertThat(meters.find("delayed.tasks.size").meters()).hasSize(4 * 20);
+				assertThat(queueTags(meters.find("delayed.tasks.oldest.ready.age").meters())).isEqualTo(sizeQueues);
+				assertThat(queueTags(meters.find("delayed.tasks.reaped").meters())).isEqualTo(sizeQueues);
+				assertThat(meters.get("delayed.tasks.queues.known").gauge().value()).isEqualTo(names + 2);
+				assertThat(meters.get("delayed.tasks.queues.unreported").gauge().value()).isEqualTo(names + 2 - 20);
+				// Counters of this instance's own scheduling are bounded too.
+				Set<String> scheduledQueues = queueTags(meters.find("delayed.tasks.scheduled").meters());
+				assertThat(scheduledQueues).hasSizeLessThanOrEqualTo(20 + 20 + 1)
+					.contains(BoundedQueueTags.OTHER_QUEUES);
+				assertThat(meters.get("delayed.tasks.scheduled")
+					.tags("queue", BoundedQueueTags.OTHER_QUEUES, "outcome", "created")
+					.counter()
+					.count()).isGreaterThanOrEqualTo(names - 40);
+				// So are the timers of the schedule observation, through the meter
+				// filter.
+				assertThat(queueTags(meters.find("delayed.tasks.schedule").meters()))
+					.hasSizeLessThanOrEqualTo(20 + 20 + 1)
+					.contains(BoundedQueueTags.OTHER_QUEUES);
+
+				// A queue that leaves the report loses its gauges; the next by name
+				// takes its place.
+				assertThat(scheduler.cancel(removed, removedTask)).isTrue();
+				assertThat(context.getBean(QueueControl.class).remove(removed).removed()).isTrue();
+				snapshots.refresh();
+				for (String name : List.of("delayed.tasks.size", "delayed.tasks.oldest.ready.age",
+						"delayed.tasks.reaped", "delayed.tasks.corrupt")) {
+					assertThat(meters.find(name).tag("queue", removed).meters()).as(name).isEmpty();
+				}
+				assertThat(queueTags(meters.find("delayed.tasks.size").meters())).hasSize(20)
+					.contains("m-user-0018")
+					.doesNotContain(removed);
+				assertThat(meters.get("delayed.tasks.queues.known").gauge().value()).isEqualTo(names + 1);
+			});
+	}
+
+	private static Set<String> queueTags(Collection<Meter> found) {
+		return found.stream().map((meter) -> meter.getId().getTag("queue")).collect(Collectors.toSet());
+	}
+
+	@Test
 	void queueGaugesKeepTheirLastValuesWhenRedisIsGone() throws Exception {
 		String queue = "m-redis-gone";
 		RedisServer server = RedisServers.fromEnvironment().startPrivate(RedisKind.ANY, List.of());
@@ -506,8 +571,8 @@ class DelayedTaskMetricsIntegrationTests {
 				}
 
 				@Override
-				public List<AckOutcome> ack(String queue, List<Lease> leases) {
-					return store.ack(queue, leases);
+				public List<AckOutcome> ack(String queue, List<Lease> leases, List<String> results) {
+					return store.ack(queue, leases, results);
 				}
 
 				@Override

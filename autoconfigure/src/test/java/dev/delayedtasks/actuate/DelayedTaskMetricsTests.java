@@ -38,4 +38,17 @@ class DelayedTaskMetricsTests {
 			.isEqualTo(2);
 	}
 
+	@Test
+	void afterCommitFailedCallbackCountsByQueue() {
+		SimpleMeterRegistry meters = new SimpleMeterRegistry();
+		QueueSnapshots snapshots = new QueueSnapshots(mock(RedisQueueStats.class), mock(QueueIndex.class), Set::of,
+				Duration.ofHours(1));
+		DelayedTaskMetrics metrics = new DelayedTaskMetrics(snapshots, (queue) -> queue + "-h");
+		metrics.bindTo(meters);
+		metrics.afterCommitFailed("orders", TaskId.of("t-1"), new IllegalStateException("down"));
+		metrics.afterCommitFailed("orders", TaskId.of("t-2"), new IllegalStateException("down"));
+		assertThat(meters.get("delayed.tasks.after.commit.failed").tags("queue", "orders").counter().count())
+			.isEqualTo(2);
+	}
+
 }

@@ -20,7 +20,9 @@ import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.DeadLetterDescriptor;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.QueueDescriptor;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.QueueDetailDescriptor;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.QueuesDescriptor;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.TaskDescriptor;
+import dev.delayedtasks.actuate.DelayedTasksEndpointWebExtension.RefusalDescriptor;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksEndpointAutoConfiguration;
@@ -67,7 +69,10 @@ class DelayedTasksEndpointIntegrationTests {
 
 	private final ApplicationContextRunner runner;
 
+	private final String keyPrefix;
+
 	DelayedTasksEndpointIntegrationTests(TestRedis redis) {
+		this.keyPrefix = redis.keyPrefix();
 		this.runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayedTasksAutoConfiguration.class, DelayedTasksEndpointAutoConfiguration.class))
@@ -173,7 +178,7 @@ class DelayedTasksEndpointIntegrationTests {
 			JsonNode counters = described.get("counters");
 			assertThat(counters.propertyNames()).containsExactly("created", "promoted", "claimed", "succeeded",
 					"retried", "deadLettered", "reaped", "recovered", "staleCompletions", "cancelled", "redriven",
-					"purged", "corrupt", "orphanedIndexEntries", "staleReadyEntries", "lastFencingNumber");
+					"purged", "corrupt", "expired", "orphanedIndexEntries", "staleReadyEntries", "lastFencingNumber");
 			assertThat(counters.get("created").asLong()).isEqualTo(2);
 			assertThat(counters.get("claimed").asLong()).isEqualTo(1);
 			assertThat(counters.get("deadLettered").asLong()).isEqualTo(1);
@@ -465,6 +470,79 @@ class DelayedTasksEndpointIntegrationTests {
 			assertThat(scheduler.find(queue, dead)).isEmpty();
 			assertThat(scheduler.find(queue, waiting)).map(TaskInfo::state).hasValue(TaskState.SCHEDULED);
 			assertThat(endpoint.purge(queue)).isEqualTo(new ActionDescriptor(queue, null, "purge", 0));
+		});
+	}
+
+	@Test
+	void thousandsOfQueueNamesListAtMostMaxQueuesAndCountTheRest() {
+		String handled = "e-bounded";
+		// An index of its own: the other tests' queues are not in it.
+		this.runner
+			.withPropertyValues("delayed-tasks.key-prefix=" + this.keyPrefix + ":own", "test.queue=" + handled,
+					"delayed-tasks.monitoring.max-queues=10", "delayed-tasks.queues.zz-declared.concurrency=1")
+			.run((context) -> {
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+				// The attack: a queue name per user.
+				int names = 1200;
+				for (int i = 0; i < names; i++) {
+					scheduler.schedule(String.format("e-user-%04d", i), "job", Duration.ofHours(1));
+				}
+				scheduler.schedule("zz-declared", "job", Duration.ofHours(1));
+
+				QueuesDescriptor list = endpoint.queues();
+
+				// Before, all 1,202 queues, each read with its own script call.
+				assertThat(list.queues()).extracting(QueueDescriptor::name)
+					.hasSize(10)
+					.contains(handled, "zz-declared", "e-user-0000", "e-user-0007")
+					.doesNotContain("e-user-0008");
+				assertThat(list.knownQueues()).isEqualTo(names + 2);
+				assertThat(list.unreportedQueues()).isEqualTo(names + 2 - 10);
+				assertThat(json(context, list)).hasSizeLessThan(10_000);
+				// A queue left out of the list is still known, one at a time.
+				assertThat(endpoint.queue("e-user-1199")).isNotNull();
+				assertThat(endpoint.queue("e-user-1199").queue().scheduled()).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void removeTakesAnEmptyUnhandledQueueOutOfTheIndexAndRefusesOthersSayingWhy() {
+		String handled = "e-remove-handled";
+		String queue = "e-remove";
+		this.runner.withPropertyValues("test.queue=" + handled).run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			DelayedTasksEndpointWebExtension web = context.getBean(DelayedTasksEndpointWebExtension.class);
+			TaskId waiting = scheduler.schedule(queue, "job", Duration.ofHours(1));
+
+			assertInvalid(() -> endpoint.queueAction(queue, "remove"),
+					"Queue 'e-remove' was not removed: it is not empty (scheduled 1, ready 0, active 0, dead 0)");
+			WebEndpointResponse<?> notEmpty = web.queueAction(queue, "remove");
+			assertThat(notEmpty.getStatus()).isEqualTo(409);
+			assertThat(notEmpty.getBody()).isInstanceOfSatisfying(RefusalDescriptor.class, (refusal) -> {
+				assertThat(refusal.reason()).isEqualTo("NOT_EMPTY");
+				assertThat(refusal.scheduled()).isEqualTo(1);
+				assertThat(refusal.message()).contains("not empty");
+			});
+			WebEndpointResponse<?> handledHere = web.queueAction(handled, "remove");
+			assertThat(handledHere.getStatus()).isEqualTo(409);
+			assertThat(((RefusalDescriptor) handledHere.getBody()).message())
+				.isEqualTo("Queue 'e-remove-handled' was not removed: this instance has a handler for it "
+						+ "(e-remove-handled-handler); remove the handler first");
+			assertThat(endpoint.queue(queue)).isNotNull();
+
+			assertThat(scheduler.cancel(queue, waiting)).isTrue();
+			WebEndpointResponse<?> removed = web.queueAction(queue, "remove");
+			assertThat(removed.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
+			assertThat(removed.getBody()).isEqualTo(new ActionDescriptor(queue, null, "remove", 1));
+			assertThat(endpoint.queue(queue)).isNull();
+			assertThat(endpoint.queues().queues()).extracting(QueueDescriptor::name).doesNotContain(queue);
+			assertThat(web.queueAction(queue, "remove").getStatus()).isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
+			assertThat(endpoint.queueAction(queue, "remove")).isNull();
+			// Scheduling to it again makes it known again.
+			scheduler.schedule(queue, "job", Duration.ofHours(1));
+			assertThat(endpoint.queue(queue)).isNotNull();
 		});
 	}
 

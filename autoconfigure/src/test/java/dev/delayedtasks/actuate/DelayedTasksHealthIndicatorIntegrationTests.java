@@ -356,6 +356,33 @@ class DelayedTasksHealthIndicatorIntegrationTests {
 			});
 	}
 
+	@Test
+	void thousandsOfQueueNamesGiveDetailsForAtMostMaxQueuesAndCountTheRest() {
+		String queue = "h-bounded";
+		// An index of its own: the other tests' queues are not in it.
+		this.runner
+			.withPropertyValues("delayed-tasks.key-prefix=" + this.redis.keyPrefix() + ":own", "test.queue=" + queue,
+					"delayed-tasks.monitoring.max-queues=5")
+			.withUserConfiguration(HealthHandler.class)
+			.run((context) -> {
+				DelayedTasksHealthIndicator indicator = context.getBean(DelayedTasksHealthIndicator.class);
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				int names = 1000;
+				for (int i = 0; i < names; i++) {
+					scheduler.enqueue(String.format("h-user-%04d", i), "job");
+				}
+				Health health = awaitHealth(indicator,
+						(candidate) -> Integer.valueOf(names + 1).equals(candidate.getDetails().get("knownQueues")));
+				assertThat(health.getStatus()).isEqualTo(Status.UP);
+				@SuppressWarnings("unchecked")
+				Map<String, Object> queues = (Map<String, Object>) health.getDetails().get("queues");
+				// Before, a detail per queue: here 1,001.
+				assertThat(queues).containsOnlyKeys(queue, "h-user-0000", "h-user-0001", "h-user-0002", "h-user-0003");
+				assertThat(health.getDetails()).containsEntry("unreportedQueues", names + 1 - 5);
+				assertThat(readyWithoutHandler(health)).hasSizeLessThanOrEqualTo(5);
+			});
+	}
+
 	private static Health awaitHealth(DelayedTasksHealthIndicator indicator, Predicate<Health> condition) {
 		return await().atMost(WAIT).until(indicator::health, condition);
 	}

@@ -36,6 +36,7 @@ class DelayedTasksHealthIndicatorTests {
 	@BeforeEach
 	void snapshotsAnswerTheTestsClock() {
 		given(this.snapshots.refreshedAt()).willAnswer((invocation) -> this.refreshedAt);
+		given(this.snapshots.selection()).willReturn(new ReportedQueues.Selection(List.of(), 0, 0));
 	}
 
 	@Test

@@ -83,11 +83,13 @@ class QueueSnapshotsIntegrationTests {
 			requests.add(TaskRequest.of("snap-stop-" + i, "x"));
 		}
 		for (int i = 0; i < 5; i++) {
-			this.runner.withPropertyValues("delayed-tasks.snapshot-interval=1ms").run((context) -> {
-				context.getBean(DelayedTaskScheduler.class).scheduleAll(requests);
-				QueueSnapshots snapshots = context.getBean(QueueSnapshots.class);
-				await().atMost(Duration.ofSeconds(5)).until(() -> snapshots.current().size() >= 300);
-			});
+			this.runner
+				.withPropertyValues("delayed-tasks.snapshot-interval=1ms", "delayed-tasks.monitoring.max-queues=1000")
+				.run((context) -> {
+					context.getBean(DelayedTaskScheduler.class).scheduleAll(requests);
+					QueueSnapshots snapshots = context.getBean(QueueSnapshots.class);
+					await().atMost(Duration.ofSeconds(5)).until(() -> snapshots.current().size() >= 300);
+				});
 		}
 		assertThat(output).doesNotContain("Could not refresh the delayed-tasks queue snapshot");
 	}

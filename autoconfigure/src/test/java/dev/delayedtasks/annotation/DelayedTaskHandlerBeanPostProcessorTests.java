@@ -124,7 +124,6 @@ class DelayedTaskHandlerBeanPostProcessorTests {
 		return Stream.of(Arguments.of(TwoPayloads.class, "is not supported: use (P payload)"),
 				Arguments.of(ContextFirst.class, "is not supported: use (P payload)"),
 				Arguments.of(NoParameters.class, "is not supported: use (P payload)"),
-				Arguments.of(ReturnsValue.class, "must return void"),
 				Arguments.of(StaticMethod.class, "must not be static"), Arguments.of(NoQueue.class, "name the queue"),
 				Arguments.of(InvalidQueueName.class, "Queue name 'bad queue' is invalid"),
 				Arguments.of(ZeroConcurrency.class, "concurrency '0' must be a whole number of at least 1"),
@@ -235,15 +234,6 @@ class DelayedTaskHandlerBeanPostProcessorTests {
 
 		@DelayedTaskHandler(queue = "pp-invalid")
 		void handle() {
-		}
-
-	}
-
-	static class ReturnsValue {
-
-		@DelayedTaskHandler(queue = "pp-invalid")
-		String handle(String payload) {
-			return payload;
 		}
 
 	}

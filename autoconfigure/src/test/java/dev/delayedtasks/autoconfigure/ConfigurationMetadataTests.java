@@ -69,7 +69,8 @@ class ConfigurationMetadataTests {
 	@Test
 	void perQueueKeysAreTheValueTypeOfTheQueuesMapAndCoverEveryRetryKey() {
 		assertThat(property("delayed-tasks.queues").get("type").asString()).isEqualTo(QUEUES_TYPE);
-		assertThat(components(DelayedTasksProperties.Queue.class)).containsExactly("concurrency", "timeout", "retry");
+		assertThat(components(DelayedTasksProperties.Queue.class)).containsExactly("concurrency", "timeout", "retry",
+				"results");
 		Set<String> globalRetryKeys = ours().stream()
 			.map((property) -> property.get("name").asString())
 			.filter((name) -> name.startsWith("delayed-tasks.retry."))

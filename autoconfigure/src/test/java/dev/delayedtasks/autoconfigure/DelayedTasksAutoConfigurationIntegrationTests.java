@@ -2,17 +2,22 @@ package dev.delayedtasks.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskException;
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.ReactiveDelayedTaskScheduler;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.store.DeadLetterRetention;
+import dev.delayedtasks.store.FunctionLibraries;
 import dev.delayedtasks.store.PartitionKeys;
+import dev.delayedtasks.store.RedisMasters;
 import dev.delayedtasks.store.StoreSettings;
 import dev.delayedtasks.store.TaskStore;
 import dev.delayedtasks.test.TestRedis;
@@ -22,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.unit.DataSize;
@@ -59,6 +65,69 @@ class DelayedTasksAutoConfigurationIntegrationTests {
 			});
 			assertThat(context.getBean(StringRedisTemplate.class).hasKey(this.redis.keyPrefix() + ":queues")).isTrue();
 		});
+	}
+
+	@Test
+	void runWithRedisShouldProvideANonBlockingAndAReactiveScheduler() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(ReactiveDelayedTaskScheduler.class);
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			TaskId id = scheduler.scheduleAsync("autoconfig-async", "hello", Duration.ofMinutes(5))
+				.get(10, TimeUnit.SECONDS);
+			assertThat(context.getBean(ReactiveDelayedTaskScheduler.class)
+				.find("autoconfig-async", id)
+				.block(Duration.ofSeconds(10))).isNotNull();
+		});
+	}
+
+	@Test
+	void runWithAUserReactiveSchedulerShouldBackOff() {
+		ReactiveDelayedTaskScheduler mine = mock(ReactiveDelayedTaskScheduler.class);
+		this.runner.withBean(ReactiveDelayedTaskScheduler.class, () -> mine)
+			.run((context) -> assertThat(context.getBean(ReactiveDelayedTaskScheduler.class)).isSameAs(mine));
+	}
+
+	@Test
+	void runWithoutReactorShouldProvideNoReactiveSchedulerAndRunAsyncCallsOnTheCaller() {
+		this.runner.withClassLoader(new FilteredClassLoader("reactor.core.publisher")).run((context) -> {
+			assertThat(context).hasNotFailed().doesNotHaveBean(ReactiveDelayedTaskScheduler.class);
+			CompletableFuture<TaskId> future = context.getBean(DelayedTaskScheduler.class)
+				.scheduleAsync("autoconfig-no-reactor", "hello", Duration.ofMinutes(5));
+			assertThat(future).isCompleted();
+			assertThat(future.get()).isNotNull();
+		});
+	}
+
+	@Test
+	void runShouldWarmStartUnlessSwitchedOff() {
+		this.runner.run((context) -> assertThat(context).hasBean("delayedTasksWarmStart"));
+		this.runner.withPropertyValues("delayed-tasks.warm-start=false")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean("delayedTasksWarmStart"));
+	}
+
+	@Test
+	void runShouldSendScriptsWithEvalUnlessFunctionsModeIsChosen() {
+		this.runner.run((context) -> assertThat(context).hasSingleBean(RedisMasters.class)
+			.doesNotHaveBean(FunctionLibraries.class));
+		this.runner
+			.withPropertyValues("delayed-tasks.scripts.mode=functions", "delayed-tasks.scripts.load-library=true")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(FunctionLibraries.class);
+				if (this.redis.version().startsWith("6.")) {
+					assertThat(context).hasFailed();
+				}
+				else {
+					TaskId id = context.getBean(DelayedTaskScheduler.class).enqueue("autoconfig", "functions");
+					assertThat(context.getBean(DelayedTaskScheduler.class).find("autoconfig", id)).isPresent();
+					// The non-blocking path sends FCALL too.
+					TaskId async = context.getBean(DelayedTaskScheduler.class)
+						.scheduleAsync("autoconfig", "functions-async", Duration.ofMinutes(5))
+						.get(10, TimeUnit.SECONDS);
+					assertThat(context.getBean(ReactiveDelayedTaskScheduler.class)
+						.find("autoconfig", async)
+						.block(Duration.ofSeconds(10))).isNotNull();
+				}
+			});
 	}
 
 	@Test

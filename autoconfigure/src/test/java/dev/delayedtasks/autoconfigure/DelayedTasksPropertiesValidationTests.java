@@ -73,6 +73,8 @@ class DelayedTasksPropertiesValidationTests {
 					producer.batch-bytes=0B        | producer.batch-bytes is 0B: it must be more than 0B
 					producer.max-headers=-1        | producer.max-headers is -1: it must be at least 0
 					producer.max-headers-size=0B   | producer.max-headers-size is 0B: it must be more than 0B
+					producer.outage-buffer.max-tasks=0 | producer.outage-buffer.max-tasks is 0: it must be at least 1
+					producer.outage-buffer.max-wait=0s | producer.outage-buffer.max-wait is 0s: it must be more than 0
 					snapshot-interval=0s           | snapshot-interval is 0s: it must be at least 1ms (it is a period in whole milliseconds)
 					retry.max-retries=-1           | retry.max-retries is -1: it must be between 0 and 2147483646 (a task runs at most max-retries + 1 times)
 					retry.max-retries=2147483647   | retry.max-retries is 2147483647: it must be between 0 and 2147483646 (a task runs at most max-retries + 1 times)
@@ -101,6 +103,7 @@ class DelayedTasksPropertiesValidationTests {
 					queues.emails.retry.exception-excludes=java.lang.Thread | queues.emails.retry.exception-excludes contains java.lang.Thread: it must list exception types (java.lang.Throwable or a subclass)
 					queues.emails.retry.exception-includes=dev.delayedtasks.NonRetryableTaskException | queues.emails.retry.exception-includes contains dev.delayedtasks.NonRetryableTaskException: NonRetryableTaskException is never retried
 					key-prefix=a b                 | key-prefix is invalid: Key prefix 'a b' is invalid: character ' ' at index 1 is not allowed; use 1-64 letters, digits, '.', '-', '_', ':'
+					scripts.load-library=true      | scripts.load-library is true, but delayed-tasks.scripts.mode is eval: the function library is only used with mode functions
 					queues[a b].concurrency=2      | queues has overrides for an invalid queue name: Queue name 'a b' is invalid: character ' ' at index 1 is not allowed; use 1-64 letters, digits, '.', '-', '_'
 					""")
 	void invalidValueFailsStartupNamingThePropertyNotTheHandler(String property, String message) {

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.delayedtasks.DeadLetter;
@@ -15,16 +17,26 @@ import dev.delayedtasks.DelayedTaskException;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.NonRetryableTaskException;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.QueueRemoval;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskOutcome;
+import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TaskStoreException;
+import dev.delayedtasks.TrackedTask;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.store.QueueIndex;
 import dev.delayedtasks.store.RedisQueueStats;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
+import io.lettuce.core.RedisBusyException;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.StatusOutput;
@@ -38,6 +50,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -50,9 +63,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The library works as a Redis user with exactly the README's ACL line, and a user that
+ * The library works as a Redis user with exactly the documented ACL line, and a user that
  * lacks one of its permissions fails with a message that says so. The users are created
- * on a private server from the line in README.md.
+ * on a private server from the line in docs/deployment.md.
  */
 @WithRedis(privateServer = true)
 @ExtendWith(OutputCaptureExtension.class)
@@ -86,41 +99,113 @@ class AclIntegrationTests {
 	}
 
 	@Test
-	void theReadmeAclLetsTheLibraryDoEverythingAndRedisRefusesNothing() {
+	void theReadmeAclLetsTheLibraryDoEverythingAndRedisRefusesNothing(CapturedOutput output) {
 		createUser("delayed-tasks", readmeRules(this.redis.keyPrefix()));
-		runnerAs("delayed-tasks").withUserConfiguration(Handlers.class).run((context) -> {
-			assertThat(context).hasNotFailed();
-			Handlers handlers = context.getBean(Handlers.class);
-			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
-			DeadLetters deadLetters = context.getBean(DeadLetters.class);
-			TaskId delayed = scheduler.schedule(QUEUE, new Job("ok"), Duration.ofMillis(200));
-			TaskId slow = scheduler.enqueue(QUEUE, new Job("slow"));
-			TaskId flaky = scheduler.enqueue(QUEUE, new Job("flaky"));
-			TaskId bad = scheduler.enqueue(QUEUE, new Job("bad"));
-			TaskId later = scheduler.schedule(QUEUE, new Job("ok"), Duration.ofHours(1));
-			assertThat(scheduler.find(QUEUE, later))
-				.hasValueSatisfying((info) -> assertThat(info.state()).isEqualTo(TaskState.SCHEDULED));
-			assertThat(scheduler.reschedule(QUEUE, later, Duration.ofHours(2))).isTrue();
-			assertThat(scheduler.cancel(QUEUE, later)).isTrue();
-			await().atMost(Duration.ofSeconds(15))
-				.until(() -> handlers.done.containsAll(List.of(delayed, slow, flaky)) && deadLetters.count(QUEUE) == 1);
-			assertThat(handlers.flakyRuns).hasValue(2);
-			assertThat(deadLetters.list(QUEUE, 10)).extracting(DeadLetter::id).containsExactly(bad);
-			assertThat(context.getBean(RedisQueueStats.class).read(QUEUE).dead()).isEqualTo(1);
-			assertThat(deadLetters.redrive(QUEUE, bad)).isTrue();
-			await().atMost(Duration.ofSeconds(10))
-				.until(() -> handlers.badRuns.get() == 2 && deadLetters.count(QUEUE) == 1);
-			assertThat(deadLetters.purge(QUEUE)).isEqualTo(1);
-			QueueControl control = context.getBean(QueueControl.class);
-			control.pause(QUEUE);
-			assertThat(control.isPaused(QUEUE)).isTrue();
-			control.resume(QUEUE);
-			TaskId afterResume = scheduler.enqueue(QUEUE, new Job("ok"));
-			await().atMost(Duration.ofSeconds(10)).until(() -> handlers.done.contains(afterResume));
-		});
+		runnerAs("delayed-tasks").withUserConfiguration(Handlers.class).run(AclIntegrationTests::doEverything);
 		// Also what the library shrugs off (a denied INFO, a failed BLPOP it retries)
 		// would show here.
 		assertThat(aclLogBeyondTheHandshake()).isEmpty();
+		assertThat(output).doesNotContain("Could not read Redis's maxmemory-policy");
+	}
+
+	/**
+	 * Schedule, run, heartbeat, retry, dead-letter, redrive, purge, cancel, reschedule,
+	 * pause and read counts: every script and every plain command the library sends.
+	 * @param context a context with {@link Handlers}
+	 */
+	static void doEverything(AssertableApplicationContext context) {
+		assertThat(context).hasNotFailed();
+		Handlers handlers = context.getBean(Handlers.class);
+		DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+		DeadLetters deadLetters = context.getBean(DeadLetters.class);
+		TaskId delayed = scheduler.schedule(QUEUE, new Job("ok"), Duration.ofMillis(200));
+		TaskId slow = scheduler.enqueue(QUEUE, new Job("slow"));
+		TaskId flaky = scheduler.enqueue(QUEUE, new Job("flaky"));
+		TaskId bad = scheduler.enqueue(QUEUE, new Job("bad"));
+		TaskId later = scheduler.schedule(QUEUE, new Job("ok"), Duration.ofHours(1));
+		assertThat(scheduler.find(QUEUE, later))
+			.hasValueSatisfying((info) -> assertThat(info.state()).isEqualTo(TaskState.SCHEDULED));
+		assertThat(scheduler.reschedule(QUEUE, later, Duration.ofHours(2))).isTrue();
+		assertThat(scheduler.cancel(QUEUE, later)).isTrue();
+		// The non-blocking path, on the reactive connection, with the same grants.
+		TaskId laterAsync = scheduler.scheduleAsync(QUEUE, new Job("ok"), Duration.ofHours(1)).join();
+		assertThat(scheduler.findAsync(QUEUE, laterAsync).join()).isPresent();
+		assertThat(scheduler.rescheduleAsync(QUEUE, laterAsync, Duration.ofHours(2)).join()).isTrue();
+		assertThat(scheduler.cancelAsync(QUEUE, laterAsync).join()).isTrue();
+		// Tracking: the ending script publishes on the tracker's channel, which it
+		// subscribed to; awaitOutcome names it on a live task.
+		TrackedTask tracked = scheduler.track(TaskRequest.of(QUEUE, new Job("ok")));
+		assertThat(tracked.await(Duration.ofSeconds(15)))
+			.hasValueSatisfying((outcome) -> assertThat(outcome.kind()).isEqualTo(TaskOutcome.Kind.SUCCEEDED));
+		TaskId awaited = scheduler.schedule(QUEUE, new Job("ok"), Duration.ofMillis(300));
+		assertThat(scheduler.awaitOutcome(QUEUE, awaited, Duration.ofSeconds(15))).isPresent();
+		await().atMost(Duration.ofSeconds(15))
+			.until(() -> handlers.done.containsAll(List.of(delayed, slow, flaky)) && deadLetters.count(QUEUE) == 1);
+		assertThat(handlers.flakyRuns).hasValue(2);
+		assertThat(deadLetters.list(QUEUE, 10)).extracting(DeadLetter::id).containsExactly(bad);
+		assertThat(context.getBean(RedisQueueStats.class).read(QUEUE).dead()).isEqualTo(1);
+		assertThat(deadLetters.redrive(QUEUE, bad)).isTrue();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> handlers.badRuns.get() == 2 && deadLetters.count(QUEUE) == 1);
+		assertThat(deadLetters.purge(QUEUE)).isEqualTo(1);
+		QueueControl control = context.getBean(QueueControl.class);
+		control.pause(QUEUE);
+		assertThat(control.isPaused(QUEUE)).isTrue();
+		control.resume(QUEUE);
+		TaskId afterResume = scheduler.enqueue(QUEUE, new Job("ok"));
+		await().atMost(Duration.ofSeconds(10)).until(() -> handlers.done.contains(afterResume));
+		// Removing a queue: refused for the handled one, done for an emptied one,
+		// which the next schedule adds to the index again.
+		assertThat(control.remove(QUEUE).outcome()).isEqualTo(QueueRemoval.Outcome.HANDLED_HERE);
+		String unhandled = "acl-unhandled";
+		TaskId once = scheduler.enqueue(unhandled, new Job("ok"));
+		assertThat(control.remove(unhandled).outcome()).isEqualTo(QueueRemoval.Outcome.NOT_EMPTY);
+		assertThat(scheduler.cancel(unhandled, once)).isTrue();
+		assertThat(control.remove(unhandled).removed()).isTrue();
+		scheduler.enqueue(unhandled, new Job("ok"));
+		assertThat(context.getBean(QueueIndex.class).contains(unhandled)).isTrue();
+	}
+
+	@Test
+	void theReadmeAclGrantsTheMemorySectionOfInfoButNotTheServerSection() {
+		createUser("delayed-tasks", readmeRules(this.redis.keyPrefix()));
+		try (UserConnection user = connectAs("delayed-tasks")) {
+			assertThat(user.info("memory")).contains("maxmemory_policy:");
+			assertThatExceptionOfType(RedisCommandExecutionException.class).isThrownBy(() -> user.info("server"))
+				.withMessageContaining("NOPERM");
+			assertThatExceptionOfType(RedisCommandExecutionException.class).isThrownBy(() -> user.info())
+				.withMessageContaining("NOPERM");
+			if (this.redis.version().startsWith("6.")) {
+				// INFO takes one section on 6.2: the first argument is all there is.
+				assertThatExceptionOfType(RedisCommandExecutionException.class)
+					.isThrownBy(() -> user.info("memory", "server"))
+					.withMessageContaining("syntax error");
+			}
+			else {
+				// Redis 7 takes several sections, and a first-argument rule checks only
+				// the first: the limit the README states.
+				assertThat(user.info("memory", "server")).contains("executable:").contains("process_id:");
+			}
+		}
+	}
+
+	@Test
+	void withTheEvalLineAnyoneHoldingTheCredentialsCanBlockRedisWithALoopingScript() {
+		createUser("delayed-tasks", readmeRules(this.redis.keyPrefix()));
+		this.admin.sync().configSet("lua-time-limit", "100");
+		try (UserConnection attacker = connectAs("delayed-tasks")) {
+			RedisFuture<Object> loop = attacker.connection.async().eval("while true do end", ScriptOutputType.STATUS);
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThatExceptionOfType(RedisBusyException.class)
+					.isThrownBy(() -> this.admin.sync().ping())
+					.withMessageContaining("BUSY"));
+			assertThat(this.admin.sync().scriptKill()).isEqualTo("OK");
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> loop.get(10, TimeUnit.SECONDS))
+				.withMessageContaining("killed");
+		}
+		finally {
+			this.admin.sync().configSet("lua-time-limit", "5000");
+		}
 	}
 
 	@Test
@@ -131,7 +216,7 @@ class AclIntegrationTests {
 			assertThat(context.getStartupFailure()).isInstanceOf(DelayedTaskException.class)
 				.hasMessageContaining("key prefix '" + this.redis.keyPrefix() + "'")
 				.hasMessageContaining("NOPERM")
-				.hasMessageContaining("README (Deployment, ACL)");
+				.hasMessageContaining("docs/deployment.md, ACL");
 		});
 	}
 
@@ -145,7 +230,7 @@ class AclIntegrationTests {
 				.withMessageContaining("enqueue.lua")
 				.withMessageContaining("NOPERM")
 				.withMessageContaining("'evalsha'")
-				.withMessageContaining("README (Deployment, ACL)");
+				.withMessageContaining("docs/deployment.md, ACL");
 		});
 	}
 
@@ -158,7 +243,7 @@ class AclIntegrationTests {
 				.isThrownBy(() -> context.getBean(DelayedTaskScheduler.class).enqueue(QUEUE, new Job("ok")))
 				.withMessageContaining("enqueue.lua")
 				.withMessageContaining("can't run this command")
-				.withMessageContaining("README (Deployment, ACL)");
+				.withMessageContaining("docs/deployment.md, ACL");
 		});
 		assertThat(aclLog()).anySatisfy((entry) -> assertThat(entry).containsEntry("object", "time"));
 	}
@@ -215,6 +300,10 @@ class AclIntegrationTests {
 		assertThat(reply).isEqualTo("OK");
 	}
 
+	private UserConnection connectAs(String user) {
+		return UserConnection.open(this.redis, user, PASSWORD);
+	}
+
 	private List<Map<String, Object>> aclLog() {
 		return this.admin.sync().aclLog();
 	}
@@ -229,6 +318,35 @@ class AclIntegrationTests {
 	}
 
 	record Job(String kind) {
+	}
+
+	/**
+	 * A connection of a user the test created, as someone holding the user's credentials
+	 * would open one.
+	 */
+	record UserConnection(RedisClient client,
+			StatefulRedisConnection<String, String> connection) implements AutoCloseable {
+
+		static UserConnection open(TestRedis redis, String user, String password) {
+			RedisClient client = RedisClient
+				.create(RedisURI.builder(redis.uri()).withAuthentication(user, password.toCharArray()).build());
+			return new UserConnection(client, client.connect());
+		}
+
+		String info(String... sections) {
+			CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8);
+			for (String section : sections) {
+				args.add(section);
+			}
+			return this.connection.sync().dispatch(CommandType.INFO, new StatusOutput<>(StringCodec.UTF8), args);
+		}
+
+		@Override
+		public void close() {
+			this.connection.close();
+			this.client.shutdown();
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,18 +1,28 @@
 package dev.delayedtasks.deploy;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.QueueRemoval;
+import dev.delayedtasks.ReactiveDelayedTaskScheduler;
+import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.deploy.DeployHandlers.Command;
+import dev.delayedtasks.store.QueueIndex;
+import dev.delayedtasks.store.RefreshOptions;
 import dev.delayedtasks.test.RedisCluster;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
@@ -20,7 +30,6 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -80,8 +89,7 @@ class ClusterIntegrationTests {
 	@Test
 	void warnsAtStartupWhenACustomizerSwitchesTopologyRefreshOff(CapturedOutput output) {
 		LettuceClientOptionsBuilderCustomizer refreshOff = (builder) -> ((ClusterClientOptions.Builder) builder)
-			.topologyRefreshOptions(
-					ClusterTopologyRefreshOptions.builder().disableAllAdaptiveRefreshTriggers().build());
+			.topologyRefreshOptions(RefreshOptions.off());
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayedTasksAutoConfiguration.class))
@@ -116,6 +124,46 @@ class ClusterIntegrationTests {
 	}
 
 	@Test
+	void theNonBlockingAndReactiveApisWorkOnEveryMaster() {
+		this.runner.run((context) -> {
+			DeployHandlers handlers = context.getBean(DeployHandlers.class);
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			ReactiveDelayedTaskScheduler reactive = context.getBean(ReactiveDelayedTaskScheduler.class);
+			for (String queue : QUEUES) {
+				List<CompletableFuture<TaskId>> futures = new ArrayList<>();
+				for (int i = 0; i < 50; i++) {
+					futures.add(scheduler.scheduleAsync(queue, new Command("succeed"), Duration.ofMillis(200)));
+				}
+				TaskId viaReactive = reactive.schedule(queue, new Command("succeed"), Duration.ofMillis(200))
+					.block(WAIT);
+				TaskId moved = scheduler.scheduleAsync(queue, new Command("succeed"), Duration.ofSeconds(30))
+					.get(10, TimeUnit.SECONDS);
+				TaskId cancelled = scheduler.scheduleAsync(queue, new Command("succeed"), Duration.ofSeconds(30))
+					.get(10, TimeUnit.SECONDS);
+				assertThat(scheduler.rescheduleAsync(queue, moved, Duration.ofMillis(100)).get(10, TimeUnit.SECONDS))
+					.isTrue();
+				assertThat(reactive.cancel(queue, cancelled).block(WAIT)).isTrue();
+				assertThat(scheduler.findAsync(queue, cancelled).get(10, TimeUnit.SECONDS)).isEmpty();
+				List<ScheduleResult> all = scheduler
+					.scheduleAllAsync(List.of(TaskRequest.of(queue, new Command("succeed")),
+							TaskRequest.of(queue, new Command("succeed"))))
+					.get(10, TimeUnit.SECONDS);
+				List<TaskId> ids = new ArrayList<>();
+				for (CompletableFuture<TaskId> future : futures) {
+					ids.add(future.get(10, TimeUnit.SECONDS));
+				}
+				ids.add(viaReactive);
+				ids.add(moved);
+				all.forEach((result) -> ids.add(result.id()));
+				for (TaskId id : ids) {
+					await().atMost(WAIT).until(() -> handlers.runs(queue, id).size() == 1);
+				}
+				assertThat(handlers.runs(queue, cancelled)).isEmpty();
+			}
+		});
+	}
+
+	@Test
 	void everyQueueSchedulesFiresRetriesDeadLettersCancelsReschedulesAndRedrives() {
 		this.runner.run((context) -> {
 			DeployHandlers handlers = context.getBean(DeployHandlers.class);
@@ -146,6 +194,26 @@ class ClusterIntegrationTests {
 				assertThat(deadLetters.redrive(queue, doomed)).isTrue();
 				await().atMost(WAIT).until(() -> handlers.runs(queue, doomed).size() == 4);
 				await().atMost(WAIT).until(() -> deadLetters.count(queue) == 1);
+			}
+		});
+	}
+
+	@Test
+	void emptyQueuesOnEveryMasterLeaveTheIndexAndComeBackWhenScheduledTo() {
+		this.runner.run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			QueueControl control = context.getBean(QueueControl.class);
+			QueueIndex index = context.getBean(QueueIndex.class);
+			// The index is one key; each queue's keys hash to the slot of its own tag.
+			for (int i = 0; i < 9; i++) {
+				String queue = "cl-rm-" + i;
+				TaskId id = scheduler.schedule(queue, new Command("succeed"), Duration.ofHours(1));
+				assertThat(control.remove(queue).outcome()).isEqualTo(QueueRemoval.Outcome.NOT_EMPTY);
+				assertThat(scheduler.cancel(queue, id)).isTrue();
+				assertThat(control.remove(queue).removed()).as(queue).isTrue();
+				assertThat(index.contains(queue)).as(queue).isFalse();
+				scheduler.schedule(queue, new Command("succeed"), Duration.ofHours(1));
+				assertThat(index.contains(queue)).as(queue).isTrue();
 			}
 		});
 	}

@@ -12,9 +12,11 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The ACL line the README gives operators, read from {@code README.md} itself so that the
- * documentation and the tests cannot drift apart. The line is written for the default key
- * prefix {@code dt} and the password {@code change-me}.
+ * An ACL line the documentation gives operators, read from {@code docs/deployment.md}
+ * itself so that the documentation and the tests cannot drift apart: the line for scripts
+ * run with {@code EVALSHA}/{@code EVAL} ({@link #read()}) and the line for Functions mode
+ * ({@link #readFunctions()}). The lines are written for the default key prefix {@code dt}
+ * and the password {@code change-me}.
  */
 final class ReadmeAcl {
 
@@ -24,6 +26,11 @@ final class ReadmeAcl {
 
 	static final String KEY_PATTERN = "~dt:*";
 
+	/** The channels of the outcome trackers, under the key prefix. */
+	static final String CHANNEL_PATTERN = "&dt:tracker:*";
+
+	private static final String DEPLOYMENT_PAGE = "docs/deployment.md";
+
 	private final String line;
 
 	private ReadmeAcl(String line) {
@@ -31,9 +38,24 @@ final class ReadmeAcl {
 	}
 
 	/**
-	 * Find README.md in the project root, above the module a test runs in.
+	 * The line for scripts run with {@code EVALSHA}/{@code EVAL}.
 	 */
 	static ReadmeAcl read() {
+		return read("+evalsha");
+	}
+
+	/**
+	 * The line for Functions mode.
+	 */
+	static ReadmeAcl readFunctions() {
+		return read("+fcall");
+	}
+
+	/**
+	 * Find docs/deployment.md in the project root, above the module a test runs in, and
+	 * the one {@code user delayed-tasks} line that grants the given rule.
+	 */
+	private static ReadmeAcl read(String rule) {
 		Path directory = Path.of("").toAbsolutePath();
 		while (directory != null && !(Files.isRegularFile(directory.resolve("README.md"))
 				&& Files.isRegularFile(directory.resolve("mvnw")))) {
@@ -43,13 +65,14 @@ final class ReadmeAcl {
 			throw new IllegalStateException("No README.md beside mvnw above " + Path.of("").toAbsolutePath());
 		}
 		try {
-			List<String> lines = Files.readAllLines(directory.resolve("README.md"))
+			List<String> lines = Files.readAllLines(directory.resolve(DEPLOYMENT_PAGE))
 				.stream()
-				.filter((candidate) -> candidate.startsWith("user " + USER + " "))
+				.filter((candidate) -> candidate.startsWith("user " + USER + " ")
+						&& Arrays.asList(candidate.strip().split("\\s+")).contains(rule))
 				.toList();
 			if (lines.size() != 1) {
-				throw new IllegalStateException(
-						"README.md should give exactly one 'user " + USER + " ...' ACL line, but has " + lines.size());
+				throw new IllegalStateException(DEPLOYMENT_PAGE + " should give exactly one 'user " + USER
+						+ " ...' ACL line with " + rule + ", but has " + lines.size());
 			}
 			return new ReadmeAcl(lines.get(0).strip());
 		}
@@ -83,6 +106,7 @@ final class ReadmeAcl {
 		List<String> tokens = tokens();
 		List<String> rules = new ArrayList<>(tokens.subList(2, tokens.size()));
 		replaceOnce(rules, KEY_PATTERN, "~" + keyPrefix + ":*");
+		replaceOnce(rules, CHANNEL_PATTERN, "&" + keyPrefix + ":tracker:*");
 		replaceOnce(rules, ">" + PASSWORD, ">" + password);
 		return rules;
 	}
@@ -93,7 +117,7 @@ final class ReadmeAcl {
 
 	private static void replaceOnce(List<String> rules, String from, String to) {
 		if (rules.stream().filter(from::equals).count() != 1) {
-			throw new IllegalStateException("The README's ACL line should contain '" + from + "' once: " + rules);
+			throw new IllegalStateException("The documented ACL line should contain '" + from + "' once: " + rules);
 		}
 		rules.set(rules.indexOf(from), to);
 	}

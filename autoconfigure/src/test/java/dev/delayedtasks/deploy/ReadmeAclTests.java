@@ -14,9 +14,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's ACL line grants exactly what the library sends: every command its Lua
- * scripts call (scripts run with the user's permissions) and every command its Java code
- * sends, and nothing else.
+ * The documented ACL lines (docs/deployment.md) grant exactly what the library sends:
+ * every command its Lua scripts call (scripts run with the user's permissions) and every
+ * command its Java code sends, and nothing else; {@code EVALSHA} and {@code EVAL} in the
+ * line for the default mode, {@code FCALL} alone in the line for Functions mode.
  */
 class ReadmeAclTests {
 
@@ -24,19 +25,30 @@ class ReadmeAclTests {
 	 * Commands sent from Java rather than from a script.
 	 */
 	private static final Set<String> JAVA_COMMANDS = Set.of(
-			// StoreScripts, through Spring Data Redis: EVALSHA, EVAL when the script
-			// cache was lost
-			"evalsha", "eval",
 			// BlockingConnections: idle dispatchers and the timer's tick reader
 			"blpop",
 			// QueueIndex
-			"sadd", "smembers",
+			"sadd", "smembers", "sismember", "srem",
 			// LayoutVersion, RedisQueueControl (pause, resume, isPaused)
 			"hget", "hset", "hdel", "rpush",
 			// RedisDeadLetters (list, count), RedisDelayedTaskScheduler (find)
 			"zrevrange", "zcard", "get", "hgetall",
-			// EvictionPolicyCheck
-			"info");
+			// EvictionPolicyCheck: INFO memory only
+			"info|memory",
+			// OutcomeTracker: its own channel, once a task is tracked
+			"subscribe", "unsubscribe");
+
+	/**
+	 * How scripts are run: EvalScriptCall, EVALSHA and EVAL when the script cache was
+	 * lost, and SCRIPT LOAD of every script by the warm start (its only use).
+	 */
+	private static final Set<String> EVAL_COMMANDS = Set.of("evalsha", "eval", "script|load");
+
+	/**
+	 * FunctionScriptCall and the startup check of the library (its ping function); the
+	 * warm start loads nothing in this mode.
+	 */
+	private static final Set<String> FUNCTIONS_COMMANDS = Set.of("fcall");
 
 	/**
 	 * A call of a Redis command: {@code redis.call}, {@code redis.pcall} or the scripts'
@@ -51,12 +63,30 @@ class ReadmeAclTests {
 	void grantsExactlyTheCommandsOfTheScriptsAndTheJavaCode() throws IOException {
 		Set<String> sent = new TreeSet<>(JAVA_COMMANDS);
 		sent.addAll(scriptCommands());
+		sent.addAll(EVAL_COMMANDS);
 		assertThat(ReadmeAcl.read().commands()).isEqualTo(sent);
+	}
+
+	@Test
+	void theFunctionsLineGrantsFcallInsteadOfEvalAndOtherwiseTheSameCommands() throws IOException {
+		Set<String> sent = new TreeSet<>(JAVA_COMMANDS);
+		sent.addAll(scriptCommands());
+		sent.addAll(FUNCTIONS_COMMANDS);
+		assertThat(ReadmeAcl.readFunctions().commands()).isEqualTo(sent)
+			.doesNotContain("eval", "evalsha", "script|load");
 	}
 
 	@Test
 	void confinesTheUserToTheKeyPrefixWithoutChannelsOrOtherCommands() {
 		assertThat(ReadmeAcl.read().line()).startsWith("user delayed-tasks on >change-me ~dt:* resetchannels -@all +");
+		assertThat(ReadmeAcl.readFunctions().line())
+			.startsWith("user delayed-tasks on >change-me ~dt:* resetchannels -@all +");
+	}
+
+	@Test
+	void grantsOnlyTheMemorySectionOfInfo() {
+		assertThat(ReadmeAcl.read().commands()).contains("info|memory").doesNotContain("info");
+		assertThat(ReadmeAcl.readFunctions().commands()).contains("info|memory").doesNotContain("info");
 	}
 
 	private static Set<String> scriptCommands() throws IOException {

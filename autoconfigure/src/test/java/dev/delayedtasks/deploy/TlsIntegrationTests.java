@@ -43,10 +43,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The starter on a Redis that listens on a TLS port only (no plain port, so every
- * connection that works spoke TLS), configured the way the README's Deployment section
- * shows: an SSL bundle trusting the test CA and {@code spring.data.redis.ssl.*}. The
- * server also listens on 127.0.0.2 where the host has it, an address its certificate does
- * not name.
+ * connection that works spoke TLS), configured the way docs/deployment.md shows: an SSL
+ * bundle trusting the test CA and {@code spring.data.redis.ssl.*}. The server also
+ * listens on 127.0.0.2 where the host has it, an address its certificate does not name.
  */
 @WithRedis(tls = true, arguments = { "--bind", "127.0.0.1", "-127.0.0.2" })
 @ExtendWith(OutputCaptureExtension.class)

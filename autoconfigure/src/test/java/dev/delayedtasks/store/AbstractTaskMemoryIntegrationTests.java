@@ -43,7 +43,7 @@ abstract class AbstractTaskMemoryIntegrationTests {
 	/** The payload of the measurement, as JSON: {@code {"text":"xx...x"}}. */
 	private static final int PAYLOAD_BYTES = 100;
 
-	/** The documented target (README, Performance): bytes per task beyond the payload. */
+	/** The documented target (docs/performance.md): bytes per task beyond the payload. */
 	private static final long TARGET_OVERHEAD = 400;
 
 	/**

@@ -21,8 +21,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -467,7 +465,7 @@ class IdempotencyAndUniquenessIntegrationTests {
 	}
 
 	/** Records the keys of every script call. */
-	static final class CountingTemplate extends StringRedisTemplate {
+	static final class CountingTemplate extends ScriptCallRecordingTemplate {
 
 		final List<List<String>> calls = new CopyOnWriteArrayList<>();
 
@@ -476,9 +474,8 @@ class IdempotencyAndUniquenessIntegrationTests {
 		}
 
 		@Override
-		public <T> T execute(RedisScript<T> script, List<String> keys, Object... args) {
+		void onScriptCall(List<String> keys, List<String> args) {
 			this.calls.add(List.copyOf(keys));
-			return super.execute(script, keys, args);
 		}
 
 	}

@@ -67,7 +67,7 @@ class QueueStatsIntegrationTests {
 		String queue = "stats-timer";
 		this.fixture.scheduler.schedule(TaskRequest.of(queue, "x").delay(Duration.ofMinutes(1)));
 		this.fixture.store.promote(queue, "instance-a", Duration.ofSeconds(3));
-		new RedisQueueControl(this.fixture.redis, this.fixture.settings).pause(queue);
+		this.fixture.control.pause(queue);
 
 		QueueStats snapshot = this.stats.read(queue);
 

@@ -144,6 +144,13 @@ class ScriptLoaderTests {
 			assertThat(inlined).as("scripts that include %s", include.name())
 				.anyMatch((text) -> text.contains(include.firstLine()));
 			String code = new LuaFile(include.text()).code;
+			if (include.name().equals("now")) {
+				// The one exception: the test clock offset lives in the partition's meta
+				// hash, found from KEYS[1], a key of the partition in every script
+				// (checked
+				// by TestClockIncludeTests), so no script has to pass it.
+				code = code.replace("KEYS[1]", "");
+			}
 			assertThat(code).as("code of include %s", include.name()).doesNotContain("KEYS").doesNotContain("ARGV");
 		}
 	}

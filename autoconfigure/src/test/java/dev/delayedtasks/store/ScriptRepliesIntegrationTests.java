@@ -1,6 +1,7 @@
 package dev.delayedtasks.store;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -13,17 +14,21 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import dev.delayedtasks.FailureReason;
+import dev.delayedtasks.RecurringSchedule;
+import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
+import dev.delayedtasks.recurring.RecurringEvents;
+import dev.delayedtasks.recurring.RedisRecurringTasks;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
+import dev.delayedtasks.worker.OccurrenceGate;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,6 +52,8 @@ class ScriptRepliesIntegrationTests {
 	private static final String OTHER = "replies-other";
 
 	private static final String OLD_LAYOUT = "replies-layout";
+
+	private static final String REMOVED = "replies-removed";
 
 	private StoreFixture fixture;
 
@@ -95,6 +102,15 @@ class ScriptRepliesIntegrationTests {
 		// fail: a retry later, a dead letter
 		store.fail(QUEUE, retried, new TaskFailure(Duration.ofHours(1), FailureReason.NON_RETRYABLE, "E", "retry"));
 		store.fail(QUEUE, dead, new TaskFailure(null, FailureReason.NON_RETRYABLE, "E", "fatal"));
+		// track: a live task, then the same task once its outcome is recorded, a missing
+		// one
+		OutcomeRecords outcomes = new OutcomeRecords(this.fixture.scripts, this.fixture.settings, this.fixture.codec);
+		TaskId tracked = scheduler.enqueue(QUEUE, "tracked");
+		String channel = this.fixture.settings.keyPrefix() + ":tracker:replies";
+		outcomes.track(QUEUE, tracked, Duration.ofMinutes(1), channel);
+		store.ack(QUEUE, List.of(store.claim(QUEUE, 1, "n6").tasks().get(0).lease()));
+		outcomes.track(QUEUE, tracked, Duration.ofMinutes(1), channel);
+		outcomes.track(QUEUE, TaskId.of("missing"), Duration.ofMinutes(1), channel);
 		// release: released, lost
 		scheduler.enqueue(QUEUE, "released");
 		Lease released = store.claim(QUEUE, 1, "n3").tasks().get(0).lease();
@@ -123,9 +139,19 @@ class ScriptRepliesIntegrationTests {
 		deadLetters.purge(QUEUE);
 		// stats
 		new RedisQueueStats(this.fixture.scripts, this.fixture.settings).read(QUEUE);
+		// remove: refused while the queue holds tasks, done once it is empty; the next
+		// enqueue finds the partition fresh
+		this.fixture.control.remove(QUEUE);
+		TaskId removedTask = scheduler.enqueue(REMOVED, "once");
+		scheduler.cancel(REMOVED, removedTask);
+		this.fixture.control.remove(REMOVED);
+		scheduler.enqueue(REMOVED, "again");
 		// enqueue on a queue that another layout version wrote
 		this.fixture.redis.opsForHash().put(this.fixture.keys(OLD_LAYOUT).meta(), "v", "0");
 		assertThat(catchThrowable(() -> scheduler.enqueue(OLD_LAYOUT, "refused"))).isNotNull();
+		// recurring: created, same, updated; advanced and started; paused, resumed,
+		// removed
+		recurringCalls();
 
 		List<Call> calls = this.recording.calls;
 		assertThat(calls.stream().map(Call::script).collect(Collectors.toSet())).as("scripts called")
@@ -148,14 +174,39 @@ class ScriptRepliesIntegrationTests {
 		assertThat(codes(calls, Script.RELEASE)).contains("O", "L");
 		assertThat(codes(calls, Script.RESCHEDULE)).contains("O", "N");
 		assertThat(codes(calls, Script.CANCEL)).contains("C", "N");
-		assertThat(replies(calls, Script.CLAIM)).extracting(List::size).contains(6, 6 + 3 * 9);
+		assertThat(codes(calls, Script.REMOVE)).contains("N", "O");
+		assertThat(codes(calls, Script.TRACK)).contains("L", "O", "N");
+		assertThat(replies(calls, Script.ENQUEUE)).extracting((reply) -> reply.get(1)).contains(0L, 1L);
+		assertThat(replies(calls, Script.CLAIM)).extracting(List::size).contains(7, 7 + 3 * 9);
+		assertThat(codes(calls, Script.RECUR_UPSERT)).contains("C", "S", "U");
+		assertThat(codes(calls, Script.RECUR_ADVANCE)).contains("O", "R", "P");
+		assertThat(codes(calls, Script.RECUR_CONTROL)).contains("O", "N");
 		assertThat(replies(calls, Script.PROMOTE)).extracting((reply) -> reply.subList(1, 3))
 			.contains(List.of(1L, 30_000L), List.of(0L, -2L));
 	}
 
+	private void recurringCalls() {
+		RedisRecurringTasks recurring = new RedisRecurringTasks(this.fixture.scripts, this.fixture.settings,
+				this.fixture.codec, this.fixture.queues, this.fixture.redis, (queue) -> 4, RecurringEvents.NONE);
+		recurring.upsert(RecurringSchedule.fixedRate("every-minute", QUEUE, Duration.ofMinutes(1)));
+		recurring.upsert(RecurringSchedule.fixedRate("every-minute", QUEUE, Duration.ofMinutes(1)));
+		recurring.upsert(RecurringSchedule.fixedRate("every-minute", QUEUE, Duration.ofMinutes(2)));
+		Instant tick = recurring.find("every-minute").orElseThrow().nextTick();
+		TaskContext occurrence = new TaskContext(TaskId.of("every-minute:" + tick.toEpochMilli()), QUEUE, 1, 1, tick,
+				tick, tick, Map.of(OccurrenceGate.HEADER, "every-minute"), "token");
+		assertThat(recurring.admit(occurrence)).isTrue();
+		recurring.finished(occurrence, null);
+		recurring.pause("every-minute");
+		recurring.ensure("every-minute");
+		recurring.resume("every-minute");
+		recurring.remove("every-minute");
+		// an occurrence that ends after its schedule was removed
+		recurring.finished(occurrence, null);
+	}
+
 	/** The partition whose base starts the call's first key. */
 	private PartitionKeys keysOf(Call call) {
-		return List.of(QUEUE, OTHER, OLD_LAYOUT)
+		return List.of(QUEUE, OTHER, OLD_LAYOUT, REMOVED)
 			.stream()
 			.map(this.fixture::keys)
 			.filter((keys) -> call.keys().get(0).startsWith(keys.base()))
@@ -220,7 +271,7 @@ class ScriptRepliesIntegrationTests {
 	 * A template that records the script calls the store makes on it, with their replies
 	 * as the store receives them.
 	 */
-	static final class RecordingTemplate extends StringRedisTemplate {
+	static final class RecordingTemplate extends ScriptCallRecordingTemplate {
 
 		final List<Call> calls = new CopyOnWriteArrayList<>();
 
@@ -234,15 +285,11 @@ class ScriptRepliesIntegrationTests {
 		}
 
 		@Override
-		@SuppressWarnings("unchecked")
-		public <T> T execute(RedisScript<T> script, List<String> keys, Object... args) {
-			T reply = super.execute(script, keys, args);
-			Script called = this.scriptsBySha.get(script.getSha1());
-			if (called != null && reply instanceof List<?> list) {
-				this.calls.add(new Call(called, List.copyOf(keys), Arrays.stream(args).map(String::valueOf).toList(),
-						new ArrayList<>((List<Object>) list)));
+		void onScriptReply(String sha, List<String> keys, List<String> args, List<Object> reply) {
+			Script called = this.scriptsBySha.get(sha);
+			if (called != null) {
+				this.calls.add(new Call(called, List.copyOf(keys), List.copyOf(args), new ArrayList<>(reply)));
 			}
-			return reply;
 		}
 
 	}

@@ -45,12 +45,14 @@ final class StoreFixture implements AutoCloseable {
 
 	final RedisDeadLetters deadLetters;
 
+	final RedisQueueControl control;
+
 	StoreFixture(TestRedis testRedis) {
 		this(testRedis, settings(testRedis.keyPrefix(), LEASE, GRACE));
 	}
 
 	StoreFixture(TestRedis testRedis, StoreSettings settings) {
-		this(testRedis, settings, StringRedisTemplate::new);
+		this(testRedis, settings, StringRedisTemplate::new, true);
 	}
 
 	/**
@@ -59,13 +61,21 @@ final class StoreFixture implements AutoCloseable {
 	 */
 	StoreFixture(TestRedis testRedis, StoreSettings settings,
 			Function<RedisConnectionFactory, StringRedisTemplate> templates) {
+		// Such a test watches the script calls on its template: EVALSHA, whatever the
+		// mode.
+		this(testRedis, settings, templates, false);
+	}
+
+	private StoreFixture(TestRedis testRedis, StoreSettings settings,
+			Function<RedisConnectionFactory, StringRedisTemplate> templates, boolean functionsWhenAsked) {
 		this.connectionFactory = new LettuceConnectionFactory(
 				LettuceConnectionFactory.createRedisConfiguration(testRedis.uri()));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 		this.redis = templates.apply(this.connectionFactory);
 		this.settings = settings;
-		this.scripts = new StoreScripts(this.redis);
+		this.scripts = (functionsWhenAsked && !testRedis.version().startsWith("6.")) ? scripts(this.redis)
+				: new StoreScripts(this.redis);
 		this.codec = new PayloadCodec(JsonMapper.shared(), DataSize.ofKilobytes(64));
 		this.queues = new QueueIndex(this.redis, settings.keyPrefix());
 		this.store = new RedisTaskStore(this.scripts, settings);
@@ -73,6 +83,25 @@ final class StoreFixture implements AutoCloseable {
 				500, new DelayedTaskListener() {
 				}, ObservationRegistry.NOOP, null);
 		this.deadLetters = new RedisDeadLetters(this.scripts, settings);
+		this.control = new RedisQueueControl(this.scripts, settings, this.queues, (queue) -> null);
+	}
+
+	/**
+	 * The scripts as the tests run them: with {@code EVALSHA}/{@code EVAL}, or, when the
+	 * system property {@code delayed-tasks.test.scripts.mode} is {@code functions} (Redis
+	 * 7+), with {@code FCALL} of the function library, loaded on first use. Either way
+	 * the store tests check the same behaviour. Redis 6.2 has no Functions: the classes
+	 * pinned to it stay with {@code EVALSHA}.
+	 * @param redis the template
+	 * @return the scripts
+	 */
+	static StoreScripts scripts(StringRedisTemplate redis) {
+		if (!"functions".equalsIgnoreCase(System.getProperty("delayed-tasks.test.scripts.mode"))) {
+			return new StoreScripts(redis);
+		}
+		RedisMasters masters = new RedisMasters(redis, Duration.ofSeconds(10));
+		FunctionLibraries libraries = new FunctionLibraries(masters, new FunctionLibrary(), true);
+		return new StoreScripts(redis, new FunctionScriptCall(masters, libraries, true));
 	}
 
 	/**

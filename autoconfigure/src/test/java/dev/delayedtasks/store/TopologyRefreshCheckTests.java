@@ -24,36 +24,44 @@ class TopologyRefreshCheckTests {
 
 	@Test
 	void aClusterWithRefreshSwitchedOffWarnsAndSaysWhatToChange(CapturedOutput output) {
-		ClusterTopologyRefreshOptions off = ClusterTopologyRefreshOptions.builder()
-			.disableAllAdaptiveRefreshTriggers()
-			.build();
-		assertThat(check(off)).isFalse();
+		assertThat(check(RefreshOptions.off())).isFalse();
 		assertThat(output).contains("Redis Cluster is used with Lettuce topology refresh switched off")
 			.contains("adaptive refresh triggers")
 			.contains("spring.data.redis.lettuce.cluster.refresh.period=");
 	}
 
 	@Test
-	void lettuceDefaultsRefreshAdaptively(CapturedOutput output) {
-		assertThat(new TopologyRefreshCheck(new LettuceConnectionFactory(CLUSTER)).verify()).isTrue();
+	void lettuceDefaultsAreJudgedAsTheyAre(CapturedOutput output) {
+		// Lettuce 7 (Spring Boot 4.1) refreshes adaptively by default; Lettuce 6 (Spring
+		// Boot 4.0) does not refresh at all unless told to.
+		boolean refreshes = RefreshOptions.lettuceRefreshesByDefault();
+		assertThat(new TopologyRefreshCheck(new LettuceConnectionFactory(CLUSTER)).verify()).isEqualTo(refreshes);
 		LettuceConnectionFactory defaultOptions = new LettuceConnectionFactory(CLUSTER,
 				LettuceClientConfiguration.builder().clientOptions(ClusterClientOptions.builder().build()).build());
-		assertThat(new TopologyRefreshCheck(defaultOptions).verify()).isTrue();
-		assertThat(output).doesNotContain("topology refresh");
+		assertThat(new TopologyRefreshCheck(defaultOptions).verify()).isEqualTo(refreshes);
+		if (refreshes) {
+			assertThat(output).doesNotContain("topology refresh");
+		}
+		else {
+			assertThat(output).contains("spring.data.redis.lettuce.cluster.refresh.adaptive=true");
+		}
 	}
 
 	@Test
 	void adaptiveRefreshIsEnough(CapturedOutput output) {
-		// Lettuce 7's default: every adaptive trigger on.
-		ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder().build();
+		// Lettuce 7's default; what
+		// spring.data.redis.lettuce.cluster.refresh.adaptive=true
+		// sets on Spring Boot 4.0.
+		ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
+			.enableAllAdaptiveRefreshTriggers()
+			.build();
 		assertThat(check(refresh)).isTrue();
 		assertThat(output).doesNotContain("topology refresh");
 	}
 
 	@Test
 	void periodicRefreshIsEnough(CapturedOutput output) {
-		ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
-			.disableAllAdaptiveRefreshTriggers()
+		ClusterTopologyRefreshOptions refresh = RefreshOptions.withoutAdaptiveTriggers()
 			.enablePeriodicRefresh(Duration.ofSeconds(30))
 			.build();
 		assertThat(check(refresh)).isTrue();

@@ -50,7 +50,7 @@ class CompletionsTests {
 		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), context("t1"), () -> {
 		});
 		run.finish();
-		completions.succeeded(run, Duration.ofMillis(5));
+		completions.succeeded(run, Duration.ofMillis(5), null);
 		assertThat(ackEntered.await(5, TimeUnit.SECONDS)).isTrue();
 		// The queue is empty now, but the outcome is not recorded yet.
 		Thread stopper = new Thread(() -> completions.stop(Duration.ofSeconds(5)));

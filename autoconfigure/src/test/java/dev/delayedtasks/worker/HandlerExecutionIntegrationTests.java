@@ -273,7 +273,9 @@ class HandlerExecutionIntegrationTests {
 				RecordingListener listener = context.getBean(RecordingListener.class);
 				DeadLetters deadLetters = context.getBean(DeadLetters.class);
 				TaskId id = context.getBean(DelayedTaskScheduler.class).enqueue("exec-timeout", new Command("sleep"));
-				await().atMost(WAIT).until(() -> deadLetters.count("exec-timeout") == 1);
+				// The listener hears of the dead letter just after it is written.
+				await().atMost(WAIT)
+					.until(() -> deadLetters.count("exec-timeout") == 1 && listener.failures(id).size() == 2);
 				List<Run> runs = log.of(id);
 				assertThat(runs).hasSize(2).allSatisfy((run) -> {
 					assertThat(run.wasInterrupted()).isTrue();

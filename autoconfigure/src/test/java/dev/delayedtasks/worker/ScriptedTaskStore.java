@@ -46,7 +46,7 @@ class ScriptedTaskStore implements TaskStore {
 	}
 
 	@Override
-	public List<AckOutcome> ack(String queue, List<Lease> leases) {
+	public List<AckOutcome> ack(String queue, List<Lease> leases, List<String> results) {
 		List<AckOutcome> outcomes = this.ack.apply(leases);
 		synchronized (this.acknowledged) {
 			this.acknowledged.addAll(leases);

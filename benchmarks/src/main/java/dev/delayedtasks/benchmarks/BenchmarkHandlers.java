@@ -53,6 +53,29 @@ class BenchmarkHandlers {
 		this.recorder.record(context, TaskRun.Outcome.SUCCEEDED);
 	}
 
+	@DelayedTaskHandler(id = Queues.PRODUCERS, queue = Queues.PRODUCERS, concurrency = "${bench.producers.concurrency}",
+			autoStartup = "false")
+	void producers(TaskContext context) {
+		this.recorder.record(context, TaskRun.Outcome.SUCCEEDED);
+	}
+
+	@DelayedTaskHandler(id = Queues.STARTUP, queue = Queues.STARTUP, autoStartup = "false")
+	void startup(StartupTask task, TaskContext context) {
+		this.recorder.record(context, TaskRun.Outcome.SUCCEEDED);
+	}
+
+	@DelayedTaskHandler(id = Queues.ASYNC, queue = Queues.ASYNC, concurrency = "${bench.async.concurrency}",
+			autoStartup = "false")
+	void async(TaskContext context) {
+		this.recorder.record(context, TaskRun.Outcome.SUCCEEDED);
+	}
+
+	@DelayedTaskHandler(id = Queues.REACTIVE, queue = Queues.REACTIVE, concurrency = "${bench.reactive.concurrency}",
+			autoStartup = "false")
+	void reactive(TaskContext context) {
+		this.recorder.record(context, TaskRun.Outcome.SUCCEEDED);
+	}
+
 	@DelayedTaskHandler(id = Queues.RETRY, queue = Queues.RETRY, concurrency = "${bench.retry.concurrency}",
 			autoStartup = "false")
 	void retry(RetryTask task, TaskContext context) {
@@ -68,6 +91,16 @@ class BenchmarkHandlers {
 	void dead(TaskContext context) {
 		this.recorder.record(context, TaskRun.Outcome.DEAD);
 		throw new NonRetryableTaskException("Planned dead letter");
+	}
+
+	/**
+	 * The payload of the startup workload: a record, so the first run reads it into a
+	 * type (what the warm start prepares).
+	 *
+	 * @param seq the task's number
+	 */
+	record StartupTask(int seq) {
+
 	}
 
 	/**

@@ -25,6 +25,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param backlog the backlog workload
  * @param memory the memory workload
  * @param steady the steady workload
+ * @param baseline the Redis baseline
+ * @param producers the producers workload
+ * @param async the async workload
+ * @param reactive the reactive workload
  * @param soak the soak, which only runs when named ({@code --workload=soak}) and is not
  * shrunk by {@link Size#TINY}
  * @author delayed-tasks
@@ -35,7 +39,8 @@ public record BenchmarkProperties(@DefaultValue("all") String workload, @Default
 		@Nullable Path reportDir, @DefaultValue("42") long seed, @DefaultValue("5000") int warmupTasks,
 		@DefaultValue Delayed delayed, @DefaultValue Immediate immediate, @DefaultValue Retry retry,
 		@DefaultValue Backlog backlog, @DefaultValue Memory memory, @DefaultValue Steady steady,
-		@DefaultValue Soak soak) {
+		@DefaultValue Baseline baseline, @DefaultValue Producers producers, @DefaultValue InFlight async,
+		@DefaultValue InFlight reactive, @DefaultValue Soak soak) {
 
 	/**
 	 * Create the properties, replacing every size by its smoke size when {@code size} is
@@ -50,6 +55,10 @@ public record BenchmarkProperties(@DefaultValue("all") String workload, @Default
 			backlog = Backlog.TINY;
 			memory = Memory.TINY;
 			steady = Steady.TINY;
+			baseline = Baseline.TINY;
+			producers = Producers.TINY;
+			async = InFlight.TINY;
+			reactive = InFlight.TINY;
 		}
 	}
 
@@ -58,7 +67,7 @@ public record BenchmarkProperties(@DefaultValue("all") String workload, @Default
 	 */
 	public enum Size {
 
-		/** The sizes of the issue and the README. */
+		/** The sizes of the issue and docs/performance.md. */
 		FULL,
 
 		/** Smoke sizes that finish in seconds, for CI. */
@@ -150,6 +159,51 @@ public record BenchmarkProperties(@DefaultValue("all") String workload, @Default
 		int tasks() {
 			return (int) (this.rate * this.duration.toMillis() / 1000);
 		}
+
+	}
+
+	/**
+	 * Loops of single calls straight to Redis, from one thread and from {@code threads}.
+	 *
+	 * @param calls calls per loop
+	 * @param threads threads of the concurrent loops
+	 */
+	public record Baseline(@DefaultValue("20000") int calls, @DefaultValue("16") int threads) {
+
+		static final Baseline TINY = new Baseline(200, 4);
+
+	}
+
+	/**
+	 * Tasks scheduled by {@code threads} threads calling {@code schedule} at once.
+	 *
+	 * @param tasks how many tasks in all
+	 * @param threads how many producer threads
+	 * @param delay the tasks' delay: zero (the default) has the handler run them while
+	 * the producers work; a delay longer than the producing lets the producers have the
+	 * machine to themselves
+	 */
+	public record Producers(@DefaultValue("100000") int tasks, @DefaultValue("16") int threads,
+			@DefaultValue("0s") Duration delay) {
+
+		static final Producers TINY = new Producers(500, 4, Duration.ZERO);
+
+	}
+
+	/**
+	 * Tasks scheduled by one thread through the non-blocking API, with at most
+	 * {@code inFlight} calls not yet completed.
+	 *
+	 * @param tasks how many tasks
+	 * @param inFlight the most calls in flight
+	 * @param delay the tasks' delay: zero (the default) has the handler run them while
+	 * the producer works; a delay longer than the producing lets the producer have the
+	 * machine to itself
+	 */
+	public record InFlight(@DefaultValue("100000") int tasks, @DefaultValue("1000") int inFlight,
+			@DefaultValue("0s") Duration delay) {
+
+		static final InFlight TINY = new InFlight(500, 50, Duration.ZERO);
 
 	}
 

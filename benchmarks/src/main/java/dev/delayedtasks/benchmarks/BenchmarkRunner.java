@@ -69,15 +69,21 @@ class BenchmarkRunner implements ApplicationRunner, ExitCodeGenerator {
 				this.redis.keyPrefix(), this.properties);
 		this.out.println(facts.line());
 		try {
-			if (chosen.stream().anyMatch((workload) -> !workload.manual())) {
+			for (Workload workload : chosen) {
+				if (workload.beforeWarmup()) {
+					logger.info("Running workload " + workload.name() + " before the warm-up");
+					report(workload);
+				}
+			}
+			if (chosen.stream().anyMatch((workload) -> !workload.manual() && !workload.beforeWarmup())) {
 				this.warmup.run();
 			}
 			for (Workload workload : chosen) {
-				logger.info("Running workload " + workload.name());
-				for (WorkloadResult result : workload.run()) {
-					this.results.add(result);
-					this.out.println(result.line());
+				if (workload.beforeWarmup()) {
+					continue;
 				}
+				logger.info("Running workload " + workload.name());
+				report(workload);
 			}
 		}
 		finally {
@@ -88,6 +94,13 @@ class BenchmarkRunner implements ApplicationRunner, ExitCodeGenerator {
 				: BuildDirectory.target().resolve("reports");
 		this.reportFile = this.report.write(directory, facts, this.results);
 		this.out.println("report=" + this.reportFile);
+	}
+
+	private void report(Workload workload) {
+		for (WorkloadResult result : workload.run()) {
+			this.results.add(result);
+			this.out.println(result.line());
+		}
 	}
 
 	private List<Workload> chosen(String names) {

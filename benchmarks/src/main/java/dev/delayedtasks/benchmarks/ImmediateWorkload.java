@@ -59,7 +59,7 @@ class ImmediateWorkload implements Workload {
 		return WorkloadResult.of(name,
 				WorkloadResult.fields("n", round.analysis().expected(), "concurrency", round.concurrency(), "producer",
 						producer, "batch", batch, "enqueue_per_s", round.produced().perSecond(), "throughput_per_s",
-						round.throughputPerSecond()),
+						round.throughputPerSecond(), "producer_cpu_us", round.produced().cpuMicrosPerTask()),
 				round.analysis());
 	}
 

@@ -21,6 +21,14 @@ final class Queues {
 
 	static final String STEADY = "bench-steady";
 
+	static final String PRODUCERS = "bench-producers";
+
+	static final String STARTUP = "bench-startup";
+
+	static final String ASYNC = "bench-async";
+
+	static final String REACTIVE = "bench-reactive";
+
 	static final String SOAK = "bench-soak";
 
 	// Memory per task depends on key length: the memory queues have names of a typical

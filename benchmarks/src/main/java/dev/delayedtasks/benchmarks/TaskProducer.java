@@ -1,5 +1,7 @@
 package dev.delayedtasks.benchmarks;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
@@ -23,6 +25,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 class TaskProducer {
+
+	private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
 	private final DelayedTaskScheduler scheduler;
 
@@ -52,6 +56,7 @@ class TaskProducer {
 	 */
 	Produced atRate(int count, double perSecond, IntFunction<TaskRequest> requests, EnqueueSink sink) {
 		long startNanos = System.nanoTime();
+		long startCpu = CPU.getCurrentThreadCpuTime();
 		long startMicros = Recording.nowMicros();
 		for (int i = 0; i < count; i++) {
 			if (perSecond > 0) {
@@ -63,7 +68,7 @@ class TaskProducer {
 			TaskId id = this.scheduler.schedule(requests.apply(i));
 			sink.enqueued(id, Recording.nowMicros());
 		}
-		return new Produced(count, startMicros, Recording.nowMicros());
+		return new Produced(count, startMicros, Recording.nowMicros(), CPU.getCurrentThreadCpuTime() - startCpu);
 	}
 
 	/**

@@ -32,4 +32,12 @@ interface Workload {
 		return false;
 	}
 
+	/**
+	 * Whether the workload runs before the warm-up, because it measures a cold process.
+	 * @return whether it runs first
+	 */
+	default boolean beforeWarmup() {
+		return false;
+	}
+
 }

@@ -3,6 +3,7 @@ package dev.delayedtasks.benchmarks;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -95,7 +96,9 @@ record WorkloadResult(String workload, Map<String, String> fields, @Nullable Ana
 
 	private static String format(Object value) {
 		if (value instanceof Double number) {
-			return Long.toString(Math.round(number));
+			// Small figures (microseconds per task) keep a decimal.
+			return (Math.abs(number) < 100) ? String.format(Locale.ROOT, "%.1f", number)
+					: Long.toString(Math.round(number));
 		}
 		return String.valueOf(value).replace(' ', '_');
 	}

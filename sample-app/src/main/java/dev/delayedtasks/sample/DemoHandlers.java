@@ -6,14 +6,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
+import dev.delayedtasks.annotation.Recurring;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.stereotype.Component;
 
 /**
- * The sample's handlers: one that runs delayed reminders, one that fails twice before it
- * succeeds (retries with back-off), and one that always fails (dead letters).
+ * The sample's handlers: one that runs delayed reminders, a recurring digest, one that
+ * fails twice before it succeeds (retries with back-off), and one that always fails (dead
+ * letters).
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -31,6 +33,22 @@ public class DemoHandlers {
 		logger.info("Reminder for " + reminder.user() + ": '" + reminder.text() + "' (due " + context.dueAt()
 				+ ", started " + lateness + " ms after its due time)");
 		this.events.add("reminded " + reminder.user() + " lateness_ms=" + lateness);
+	}
+
+	/**
+	 * A recurring schedule: a digest every minute, Paris time, created once per tick
+	 * whatever the number of instances running the sample.
+	 * @param reminder the schedule's constant payload
+	 * @param context the occurrence, due at its tick
+	 */
+	@DelayedTaskHandler(queue = "digests")
+	@Recurring(id = "minute-digest", cron = "0 * * * * *", zone = "Europe/Paris",
+			payload = "{\"user\":\"team\",\"text\":\"minute digest\"}", misfire = "run-once")
+	void digest(Reminder reminder, TaskContext context) {
+		long lateness = Duration.between(context.dueAt(), context.startedAt()).toMillis();
+		logger.info("Digest for " + reminder.user() + " of tick " + context.dueAt() + " (started " + lateness
+				+ " ms after it)");
+		this.events.add("digest " + context.dueAt() + " lateness_ms=" + lateness);
 	}
 
 	@DelayedTaskHandler(queue = "flaky")

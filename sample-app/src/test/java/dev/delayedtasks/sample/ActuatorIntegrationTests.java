@@ -102,6 +102,10 @@ class ActuatorIntegrationTests {
 			assertThat(delete(context, USER, "/actuator/delayedtasks/reminders").statusCode()).isEqualTo(403);
 			assertThat(isPaused(context)).isFalse();
 			assertThat(context.getBean(DelayedTaskScheduler.class).find("reminders", id)).isPresent();
+			assertThat(get(context, USER, "/actuator/recurringtasks").body()).contains("\"id\":\"minute-digest\"",
+					"\"expression\":\"0 * * * * *\"", "\"zone\":\"Europe/Paris\"", "\"nextTick\"");
+			assertThat(post(context, USER, "/actuator/recurringtasks/minute-digest", "{\"action\":\"pause\"}")
+				.statusCode()).isEqualTo(403);
 		}
 	}
 
@@ -117,6 +121,14 @@ class ActuatorIntegrationTests {
 			assertThat(post(context, ADMIN, "/actuator/delayedtasks/reminders", "{\"action\":\"resume\"}").statusCode())
 				.isEqualTo(200);
 			assertThat(isPaused(context)).isFalse();
+			HttpResponse<String> pauseDigest = post(context, ADMIN, "/actuator/recurringtasks/minute-digest",
+					"{\"action\":\"pause\"}");
+			assertThat(pauseDigest.statusCode()).isEqualTo(200);
+			assertThat(pauseDigest.body()).contains("\"paused\":true");
+			assertThat(post(context, ADMIN, "/actuator/recurringtasks/minute-digest", "{\"action\":\"resume\"}").body())
+				.contains("\"paused\":false");
+			assertThat(post(context, ADMIN, "/actuator/recurringtasks/no-such", "{\"action\":\"pause\"}").statusCode())
+				.isEqualTo(404);
 		}
 	}
 
@@ -209,6 +221,31 @@ class ActuatorIntegrationTests {
 				.statusCode()).isIn(404, 405);
 			assertThat(delete(context, ADMIN, "/actuator/delayedtasks/reminders").statusCode()).isIn(404, 405);
 			assertThat(context.getBean(DelayedTaskScheduler.class).find("reminders", id)).isPresent();
+		}
+	}
+
+	@Test
+	void removeOverHttpIsForAdminsAnswers409WithTheReasonAnd200OnceTheQueueIsEmpty(TestRedis redis) throws Exception {
+		try (ConfigurableApplicationContext context = start(redis, "remove")) {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			String queue = "per-user-42";
+			TaskId waiting = scheduler.schedule(queue, new Reminder("ada", "x"), Duration.ofHours(1));
+			String path = "/actuator/delayedtasks/" + queue;
+			String remove = "{\"action\":\"remove\"}";
+			assertThat(post(context, USER, path, remove).statusCode()).isEqualTo(403);
+			HttpResponse<String> notEmpty = post(context, ADMIN, path, remove);
+			assertThat(notEmpty.statusCode()).isEqualTo(409);
+			assertThat(notEmpty.body()).contains("\"reason\":\"NOT_EMPTY\"", "\"scheduled\":1",
+					"it is not empty (scheduled 1, ready 0, active 0, dead 0)");
+			HttpResponse<String> handled = post(context, ADMIN, "/actuator/delayedtasks/reminders", remove);
+			assertThat(handled.statusCode()).isEqualTo(409);
+			assertThat(handled.body()).contains("\"reason\":\"HANDLED_HERE\"");
+			assertThat(scheduler.cancel(queue, waiting)).isTrue();
+			HttpResponse<String> removed = post(context, ADMIN, path, remove);
+			assertThat(removed.statusCode()).isEqualTo(200);
+			assertThat(removed.body()).contains("\"action\":\"remove\"", "\"affected\":1");
+			assertThat(get(context, USER, path).statusCode()).isEqualTo(404);
+			assertThat(post(context, ADMIN, path, remove).statusCode()).isEqualTo(404);
 		}
 	}
 

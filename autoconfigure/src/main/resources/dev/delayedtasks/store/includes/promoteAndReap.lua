@@ -8,6 +8,7 @@
 --- @include "releaseUnique"
 --- @include "deleteTask"
 --- @include "reasons"
+--- @include "outcome"
 local counts = {}
 local function bump(field, by) counts[field] = (counts[field] or 0) + (by or 1) end
 local function flushCounts()
@@ -84,6 +85,7 @@ local function reapExpired()
       corrupt(id, status, nil, lease)
     elseif r[3] == '1' then
       -- Cancelled while it ran: the cancel wins over a redelivery. Undeclared keys first, the index last.
+      recordOutcome(id, tk, 'C', 1, '', '', '', '')
       releaseUnique(id, r[4])
       deleteTask(id)
       redis.call('ZREM', lease, id)
@@ -96,6 +98,7 @@ local function reapExpired()
       -- Poison-pill guard: a task that keeps killing its worker stops being redelivered.
       local what = 'lease expired after ' .. (x + 1) .. ' deliveries'
       if x + 1 ~= v then what = what .. ' in a row (' .. v .. ' in all)' end
+      recordOutcome(id, tk, 'D', 1, MAX_DELIVERIES, '', what, '')
       redis.call('SET', base .. 'e:' .. id, MAX_DELIVERIES .. '\n\n' .. what)
       releaseUnique(id, r[4])
       redis.call('ZREM', lease, id)

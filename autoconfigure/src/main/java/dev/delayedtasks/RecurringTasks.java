@@ -1,0 +1,73 @@
+package dev.delayedtasks;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Creates, changes and inspects recurring schedules: cron or fixed-rate schedules whose
+ * every tick becomes one ordinary task (an occurrence) of the schedule's queue, created
+ * once whatever the number of instances. Schedules live in Redis: one created here
+ * persists across restarts until it is {@linkplain #remove(String) removed}. Schedules
+ * declared with {@code @Recurring} or {@code delayed-tasks.recurring.<id>.*} are upserted
+ * at startup through this API.
+ *
+ * @author delayed-tasks
+ * @since 0.2.0
+ */
+public interface RecurringTasks {
+
+	/**
+	 * Create a schedule, or update it. A changed definition (expression, zone, rate,
+	 * payload or policies) takes effect from its next tick after now: occurrences created
+	 * for the old definition that have not started are skipped, and no tick is created
+	 * twice. An unchanged definition changes nothing.
+	 * @param schedule the schedule
+	 * @return the schedule as stored
+	 * @throws InvalidTaskRequestException if the schedule is invalid, or its id is taken
+	 * by a schedule of another queue
+	 * @throws TaskStoreException if Redis cannot be reached
+	 */
+	RecurringScheduleInfo upsert(RecurringSchedule schedule);
+
+	/**
+	 * Remove a schedule. Occurrences it created that have not started are skipped when
+	 * they come due.
+	 * @param id the schedule id
+	 * @return whether it existed
+	 * @throws TaskStoreException if Redis cannot be reached
+	 */
+	boolean remove(String id);
+
+	/**
+	 * Pause a schedule: no occurrence runs until it is resumed, and the ticks in between
+	 * do not count as missed.
+	 * @param id the schedule id
+	 * @return whether it exists
+	 * @throws TaskStoreException if Redis cannot be reached
+	 */
+	boolean pause(String id);
+
+	/**
+	 * Resume a paused schedule from its next tick after now.
+	 * @param id the schedule id
+	 * @return whether it exists
+	 * @throws TaskStoreException if Redis cannot be reached
+	 */
+	boolean resume(String id);
+
+	/**
+	 * Every schedule, of every known queue.
+	 * @return the schedules, by id
+	 * @throws TaskStoreException if Redis cannot be reached
+	 */
+	List<RecurringScheduleInfo> list();
+
+	/**
+	 * One schedule.
+	 * @param id the schedule id
+	 * @return the schedule, or empty when there is none with that id
+	 * @throws TaskStoreException if Redis cannot be reached
+	 */
+	Optional<RecurringScheduleInfo> find(String id);
+
+}

@@ -1,0 +1,99 @@
+package dev.delayedtasks.actuate;
+
+import java.util.List;
+
+import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.RecurringSchedule;
+import dev.delayedtasks.RecurringScheduleInfo;
+import dev.delayedtasks.RecurringTasks;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The {@code recurringtasks} Actuator endpoint: every recurring schedule with its
+ * expression, zone, next and last tick, last outcome, missed ticks and whether it is
+ * paused. Read-only by default, like {@code delayedtasks}; with
+ * {@code management.endpoint.recurringtasks.access=unrestricted} it can also pause and
+ * resume a schedule ({@code POST /actuator/recurringtasks/<id>} with
+ * {@code {"action":"pause"}}). Reads come from Redis directly. An unknown schedule
+ * answers {@code null} (404 over HTTP); an invalid id or action answers 400.
+ *
+ * @author delayed-tasks
+ * @since 0.2.0
+ */
+@Endpoint(id = "recurringtasks", defaultAccess = Access.READ_ONLY)
+public class RecurringTasksEndpoint {
+
+	private final RecurringTasks recurring;
+
+	/**
+	 * Create the endpoint.
+	 * @param recurring the schedules
+	 */
+	public RecurringTasksEndpoint(RecurringTasks recurring) {
+		this.recurring = recurring;
+	}
+
+	/**
+	 * Every schedule.
+	 * @return the schedules
+	 */
+	@ReadOperation
+	public SchedulesDescriptor schedules() {
+		return new SchedulesDescriptor(this.recurring.list());
+	}
+
+	/**
+	 * One schedule.
+	 * @param id the schedule id
+	 * @return the schedule, or {@code null} when unknown
+	 */
+	@ReadOperation
+	public @Nullable RecurringScheduleInfo schedule(@Selector String id) {
+		return this.recurring.find(checkId(id)).orElse(null);
+	}
+
+	/**
+	 * Pause or resume a schedule.
+	 * @param id the schedule id
+	 * @param action {@code pause} or {@code resume}
+	 * @return the schedule after the action, or {@code null} when unknown
+	 */
+	@WriteOperation
+	public @Nullable RecurringScheduleInfo scheduleAction(@Selector String id, String action) {
+		checkId(id);
+		boolean found = switch (action) {
+			case "pause" -> this.recurring.pause(id);
+			case "resume" -> this.recurring.resume(id);
+			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a schedule",
+					"Unknown action '" + action + "': use pause or resume");
+		};
+		return found ? this.recurring.find(id).orElse(null) : null;
+	}
+
+	private static String checkId(String id) {
+		try {
+			return RecurringSchedule.checkId(id);
+		}
+		catch (InvalidTaskRequestException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
+	}
+
+	/**
+	 * The schedules.
+	 *
+	 * @param schedules every schedule, by id
+	 */
+	public record SchedulesDescriptor(List<RecurringScheduleInfo> schedules) implements OperationResponseBody {
+
+	}
+
+}

@@ -1,0 +1,195 @@
+-- recur_advance: create a recurring schedule's next occurrences and advance its next tick, in one step; when a worker
+-- is about to run an occurrence, also decide whether it runs (the misfire and overlap policies).
+-- An occurrence is an ordinary task of the queue with the id <sid>:<tick ms>, due at its tick. The schedule keeps
+-- n, the first tick not created yet, and w, the created ticks that have not started. Java computes the ticks (cron,
+-- zones, DST) from n and passes them; this script decides with Redis TIME which are past. The compare-and-set on n
+-- makes instances that race create each occurrence once.
+-- KEYS (fixed 7, per item 0):
+--   1 sched   ZSET    id -> due ms
+--   2 ready   LIST    ready id hints
+--   3 wake    LIST    wake tokens for idle dispatchers
+--   4 tick    LIST    <= 1 token: the earliest due time changed
+--   5 stats   HASH    counters
+--   6 meta    HASH    v = layout version
+--   7 r:<sid> HASH    the schedule (see recur_upsert)
+--   derived from ARGV base (same hash tag; occurrence ids are made inside the script from the schedule id and its
+--   ticks): t:<sid>:<tick> HASH task, p:<sid>:<tick> STRING payload envelope
+-- ARGV: 1 base, 2 sid, 3 layout version, 4 fanoutBatch, 5 generation read with n, 6 n as read ('R' after a reset),
+--   7 the tick of the occurrence about to run, or '' (only create), 8 lookahead (future occurrences to keep
+--   created), 9 ticks Java counted as missed without listing them, 10 the tick after the last listed (-1: none),
+--   then the ticks from n on, ascending
+-- Reply: {now, code ('O' done | 'T' done and more ticks needed | 'G' schedule gone | 'C' definition changed | 'M' n
+--   moved | 'P' paused), created, missed, verdict ('R' run | 'O' skip: overlap | 'X' skip: missed or superseded |
+--   'P' skip: paused) or '', next tick ms or -1}
+--   or {now, 'LAYOUT', storedVersion} when the stored layout differs (nothing is written)
+-- keys: fixed=7 per-item=0
+redis.replicate_commands()
+--- @include "pread"
+--- @include "now"
+--- @include "int"
+
+local sched, ready, wake, tick, stats, meta, hk = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local base, sid, layout, fanoutBatch = ARGV[1], ARGV[2], ARGV[3], int(ARGV[4])
+local generation, expectedN, startArg = ARGV[5], ARGV[6], ARGV[7]
+local lookahead, dropped, nextAfter = int(ARGV[8]), int(ARGV[9]), int(ARGV[10])
+if not (#KEYS == 7 and #ARGV >= 10 and fanoutBatch and fanoutBatch >= 1 and lookahead and lookahead >= 1
+    and dropped and nextAfter) then
+  return redis.error_reply('ERR recur_advance: bad KEYS/ARGV')
+end
+local ticks = {}
+for a = 11, #ARGV do
+  local t = int(ARGV[a])
+  if not t or (#ticks > 0 and t <= ticks[#ticks]) then return redis.error_reply('ERR recur_advance: bad tick') end
+  ticks[#ticks + 1] = t
+end
+local st = nil
+if startArg ~= '' then
+  st = int(startArg)
+  if not st then return redis.error_reply('ERR recur_advance: bad start tick') end
+end
+
+--- @include "fanout"
+
+local stored = redis.call('HGET', meta, 'v')
+if stored and stored ~= layout then return {now, 'LAYOUT', stored} end
+
+local d = pread('HMGET', hk, 'g', 'n', 'w', 'ps', 'mp', 'mb', 'mt', 'op', 'ma', 'e', 'lr')
+if d.err or not d[1] then return {now, 'G', 0, 0, st and 'X' or '', -1} end
+if d[1] ~= generation then return {now, 'C', 0, 0, '', -1} end
+if d[2] ~= expectedN then return {now, 'M', 0, 0, '', -1} end
+
+local win = {}
+for t in string.gmatch(d[3] or '', '[^,]+') do
+  if int(t) then win[#win + 1] = int(t) end
+end
+local function indexOf(list, t)
+  for j, v in ipairs(list) do
+    if v == t then return j end
+  end
+end
+
+if d[4] == '1' then
+  -- Paused: nothing is created and nothing counts as missed; an occurrence that comes due is skipped.
+  local verdict = ''
+  if st then
+    local j = indexOf(win, st)
+    if j then
+      table.remove(win, j)
+      redis.call('HSET', hk, 'w', table.concat(win, ','))
+    end
+    verdict = 'P'
+  end
+  return {now, 'P', 0, 0, verdict, -1}
+end
+
+local reset = expectedN == 'R'
+local policy, bound, threshold = d[5], int(d[6]) or 1, int(d[7]) or 60000
+local overlap, maxAttempts, envelope, lastRun = d[8], int(d[9]) or 1, d[10] or '{"h":{},"b":null}', d[11]
+
+local head = redis.call('ZRANGE', sched, 0, 0, 'WITHSCORES')
+local prevHead = head[2] and tonumber(head[2])
+local created, lastCreated, anyReady, minDue = 0, nil, false, nil
+
+-- Creates the occurrence of tick t, or adopts the task already there under its id; false for a key that is not a
+-- task hash (corrupt data is left alone, and the tick is not run).
+local function create(t)
+  local id = sid .. ':' .. t
+  local tk = base .. 't:' .. id
+  local s = pread('HGET', tk, 's')
+  if type(s) == 'table' then return false end
+  if s and s ~= 'X' then return true end
+  if s then redis.call('DEL', tk) end -- a cancelled tombstone counts as absent
+  local state = t <= now and 'R' or 'S'
+  redis.call('HSET', tk, 's', state, 'a', 0, 'v', 0, 'm', maxAttempts, 'f', 0, 'd', t, 'c', now)
+  redis.call('SET', base .. 'p:' .. id, envelope)
+  if state == 'R' then
+    redis.call('RPUSH', ready, id)
+    anyReady = true
+  else
+    redis.call('ZADD', sched, t, id)
+    if not minDue or t < minDue then minDue = t end
+  end
+  created = created + 1
+  if not lastCreated or t > lastCreated then lastCreated = t end
+  return true
+end
+
+-- Misfires: created ticks not started, and ticks never created, more than the threshold in the past.
+local late, keep = {}, {}
+for _, t in ipairs(win) do
+  if t < now - threshold then late[#late + 1] = {t, true} else keep[#keep + 1] = t end
+end
+local i = 1
+while i <= #ticks and ticks[i] <= now do
+  local t = ticks[i]
+  if reset then
+    -- a restarted sequence begins after now: earlier ticks belong to the old definition or to a pause
+  elseif t < now - threshold then
+    late[#late + 1] = {t, false}
+  elseif create(t) then
+    keep[#keep + 1] = t -- due a moment ago: on time, it runs at once
+  end
+  i = i + 1
+end
+local missed = reset and 0 or dropped
+local runLate = (policy == 'O' and 1) or (policy == 'A' and bound) or 0
+for j, entry in ipairs(late) do
+  if j > #late - runLate then
+    -- the policy runs the latest missed ticks: keep those already created, create the others
+    if entry[2] or create(entry[1]) then keep[#keep + 1] = entry[1] end
+  else
+    missed = missed + 1
+  end
+end
+
+-- Keep `lookahead` future occurrences created, so the queue's timer fires each at its due instant.
+local future = 0
+for _, t in ipairs(keep) do
+  if t > now then future = future + 1 end
+end
+while i <= #ticks and future < lookahead do
+  if create(ticks[i]) then keep[#keep + 1] = ticks[i] end
+  future = future + 1
+  i = i + 1
+end
+local n, code = nextAfter, 'O'
+if i <= #ticks then
+  n = ticks[i]
+elseif future < lookahead and nextAfter >= 0 then
+  code = 'T'
+end
+table.sort(keep)
+
+local verdict = ''
+if st then
+  local j = indexOf(keep, st)
+  if not j then
+    verdict = 'X'
+  else
+    table.remove(keep, j)
+    local previous = lastRun and lastRun ~= tostring(st) and pread('HGET', base .. 't:' .. sid .. ':' .. lastRun, 's')
+    if overlap == 'S' and previous == 'A' then
+      verdict = 'O'
+      redis.call('HINCRBY', hk, 'co', 1)
+    else
+      verdict = 'R'
+      redis.call('HSET', hk, 'lr', st)
+    end
+  end
+end
+
+redis.call('HSET', hk, 'n', n, 'w', table.concat(keep, ','))
+if created > 0 then
+  redis.call('HINCRBY', hk, 'cc', created)
+  redis.call('HSET', hk, 'l', lastCreated)
+  redis.call('HINCRBY', stats, 'enq', created)
+end
+if missed > 0 then
+  redis.call('HINCRBY', hk, 'cm', missed)
+  redis.call('HSET', hk, 'lm', now)
+end
+if minDue and (not prevHead or minDue < prevHead) and redis.call('LLEN', tick) == 0 then
+  redis.call('LPUSH', tick, 1)
+end
+if anyReady then fanout() end
+return {now, code, created, missed, verdict, keep[1] or n}
