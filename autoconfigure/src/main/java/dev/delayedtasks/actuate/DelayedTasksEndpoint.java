@@ -16,6 +16,7 @@ import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.QueueRemoval;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
+import dev.delayedtasks.TaskOutcome;
 import dev.delayedtasks.store.DeadLetterListing;
 import dev.delayedtasks.store.QueueCounter;
 import dev.delayedtasks.store.QueueIndex;
@@ -143,15 +144,22 @@ public class DelayedTasksEndpoint {
 	}
 
 	/**
-	 * One task.
+	 * One task, with its outcome when it has ended and its outcome is kept
+	 * ({@code delayed-tasks.results.*}).
 	 * @param queue the queue
 	 * @param taskId the task's id
-	 * @return the task, or {@code null} when it does not exist
+	 * @return the task, or {@code null} when it neither exists nor left an outcome
 	 */
 	@ReadOperation
 	public @Nullable TaskDescriptor task(@Selector String queue, @Selector String taskId) {
 		TaskId id = checkTaskId(taskId);
-		return this.scheduler.find(checkQueue(queue), id).map(TaskDescriptor::of).orElse(null);
+		String checked = checkQueue(queue);
+		TaskOutcome outcome = this.scheduler.outcome(checked, id).orElse(null);
+		TaskInfo info = this.scheduler.find(checked, id).orElse(null);
+		if (info != null) {
+			return TaskDescriptor.of(info, outcome);
+		}
+		return (outcome != null) ? TaskDescriptor.ended(outcome) : null;
 	}
 
 	/**
@@ -378,22 +386,56 @@ public class DelayedTasksEndpoint {
 	 *
 	 * @param id the id
 	 * @param queue the queue
-	 * @param state the state
-	 * @param failures failed runs
-	 * @param deliveries claims
-	 * @param maxAttempts runs allowed
-	 * @param dueAt the due time
-	 * @param createdAt the creation time
+	 * @param state the state, {@code ENDED} for a task that is gone but left an outcome
+	 * @param failures failed runs, {@code null} for an ended task
+	 * @param deliveries claims, {@code null} for an ended task
+	 * @param maxAttempts runs allowed, {@code null} for an ended task
+	 * @param dueAt the due time, {@code null} for an ended task
+	 * @param createdAt the creation time, {@code null} for an ended task
 	 * @param lastError the last failure as {@code reason: type: message}, or {@code null}
+	 * @param outcome how the task ended, when it has and its outcome is kept
 	 */
-	public record TaskDescriptor(String id, String queue, String state, int failures, int deliveries, int maxAttempts,
-			Instant dueAt, Instant createdAt, @Nullable String lastError) implements OperationResponseBody {
+	public record TaskDescriptor(String id, String queue, String state, @Nullable Integer failures,
+			@Nullable Integer deliveries, @Nullable Integer maxAttempts, @Nullable Instant dueAt,
+			@Nullable Instant createdAt, @Nullable String lastError,
+			@Nullable OutcomeDescriptor outcome) implements OperationResponseBody {
 
-		static TaskDescriptor of(TaskInfo info) {
+		static TaskDescriptor of(TaskInfo info, @Nullable TaskOutcome outcome) {
 			String error = (info.lastError() != null) ? info.lastError().reason() + ": "
 					+ info.lastError().exceptionType() + ": " + info.lastError().message() : null;
 			return new TaskDescriptor(info.id().value(), info.queue(), info.state().name(), info.failures(),
-					info.deliveries(), info.maxAttempts(), info.dueAt(), info.createdAt(), error);
+					info.deliveries(), info.maxAttempts(), info.dueAt(), info.createdAt(), error,
+					(outcome != null) ? OutcomeDescriptor.of(outcome) : null);
+		}
+
+		static TaskDescriptor ended(TaskOutcome outcome) {
+			return new TaskDescriptor(outcome.id().value(), outcome.queue(), "ENDED", null, null, null, null, null,
+					null, OutcomeDescriptor.of(outcome));
+		}
+
+	}
+
+	/**
+	 * How a task ended. The handler's return value is not shown, as payloads are not:
+	 * only whether there is one.
+	 *
+	 * @param kind {@code SUCCEEDED}, {@code DEAD_LETTERED}, {@code CANCELLED} or
+	 * {@code EXPIRED}
+	 * @param runs how many times a handler ran it
+	 * @param finishedAt when it ended
+	 * @param reason the dead-letter or expiry reason, or {@code null}
+	 * @param error the last failure as {@code type: message}, or {@code null}
+	 * @param result whether the handler returned a value
+	 */
+	public record OutcomeDescriptor(String kind, int runs, Instant finishedAt, @Nullable String reason,
+			@Nullable String error, boolean result) {
+
+		static OutcomeDescriptor of(TaskOutcome outcome) {
+			String error = outcome.exceptionType()
+				.map((type) -> type + outcome.message().map((message) -> ": " + message).orElse(""))
+				.orElse(null);
+			return new OutcomeDescriptor(outcome.kind().name(), outcome.runs(), outcome.finishedAt(),
+					outcome.reason().orElse(null), error, outcome.resultJson().isPresent());
 		}
 
 	}

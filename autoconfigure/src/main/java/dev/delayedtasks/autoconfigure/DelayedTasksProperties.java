@@ -300,8 +300,7 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 				this.retry.check(checks.nested("retry"), globalRetryChecks, globalRetry);
 			}
 			if (this.results != null && this.results.retention() != null) {
-				checks.nested("results")
-					.atLeast("retention", this.results.retention(), Duration.ZERO, "0 keeps no outcome");
+				checks.nested("results").notNegative("retention", this.results.retention());
 			}
 		}
 
@@ -332,7 +331,7 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 			@DefaultValue("64KB") DataSize maxSize) {
 
 		void check(PropertyChecks checks) {
-			checks.atLeast("retention", this.retention, Duration.ZERO, "0 keeps no outcome");
+			checks.notNegative("retention", this.retention);
 			checks.positive("tracked-retention", this.trackedRetention);
 			checks.positive("max-size", this.maxSize);
 		}

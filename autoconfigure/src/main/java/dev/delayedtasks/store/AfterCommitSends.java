@@ -50,17 +50,22 @@ final class AfterCommitSends {
 
 	private final DelayedTaskListener listener;
 
+	private final Dropped dropped;
+
 	/**
 	 * Create the holder.
 	 * @param byDefault whether requests that do not say otherwise wait for the commit
 	 * ({@code delayed-tasks.producer.after-commit})
 	 * @param sender sends tasks, reporting each batch that fails
 	 * @param listener told about sends that failed
+	 * @param dropped told about every held task that will not be stored: rolled back,
+	 * cancelled, or not sent
 	 */
-	AfterCommitSends(boolean byDefault, Sender sender, DelayedTaskListener listener) {
+	AfterCommitSends(boolean byDefault, Sender sender, DelayedTaskListener listener, Dropped dropped) {
 		this.byDefault = byDefault;
 		this.sender = sender;
 		this.listener = listener;
+		this.dropped = dropped;
 	}
 
 	/**
@@ -108,7 +113,12 @@ final class AfterCommitSends {
 	 */
 	boolean cancel(String queue, TaskId id) {
 		PendingTasks pending = pendingTasks(false);
-		return pending != null && pending.replace(queue, id, null);
+		boolean cancelled = pending != null && pending.replace(queue, id, null);
+		if (cancelled) {
+			drop(List.of(new TaskKey(queue, id)), new DelayedTaskException(
+					"Task " + id + " of queue '" + queue + "' was cancelled before its transaction committed"));
+		}
+		return cancelled;
 	}
 
 	/**
@@ -154,7 +164,21 @@ final class AfterCommitSends {
 					+ "' (" + batch.size() + " tasks: " + ids + ((batch.size() > LOGGED_IDS) ? ", ..." : "")
 					+ "); they are lost unless scheduled again: " + failure, failure);
 			batch.forEach((task) -> report(queue, task.id(), failure));
+			drop(batch.stream().map(TaskKey::of).toList(), failure);
 		});
+	}
+
+	private void drop(List<TaskKey> tasks, Throwable reason) {
+		for (TaskKey task : tasks) {
+			try {
+				this.dropped.dropped(task.queue(), task.id(), reason);
+			}
+			catch (RuntimeException ex) {
+				logger.warn(
+						"Could not report the dropped task " + task.id() + " of queue '" + task.queue() + "': " + ex,
+						ex);
+			}
+		}
 	}
 
 	private void report(String queue, TaskId id, Throwable failure) {
@@ -174,6 +198,7 @@ final class AfterCommitSends {
 				+ "failed part-way), so the tasks waiting for it were not sent");
 		logger.error(failure.getMessage() + ": " + tasks.size() + " tasks");
 		tasks.forEach((task) -> report(task.queue(), task.id(), failure));
+		drop(tasks.stream().map(TaskKey::of).toList(), failure);
 	}
 
 	/**
@@ -188,6 +213,22 @@ final class AfterCommitSends {
 		 * @param onFailure told about each batch that fails
 		 */
 		void send(List<PreparedTask> tasks, BatchFailure onFailure);
+
+	}
+
+	/**
+	 * Told about each held task that will not be stored.
+	 */
+	@FunctionalInterface
+	interface Dropped {
+
+		/**
+		 * A held task will not be stored.
+		 * @param queue the queue
+		 * @param id the task
+		 * @param reason why
+		 */
+		void dropped(String queue, TaskId id, Throwable reason);
 
 	}
 
@@ -272,7 +313,13 @@ final class AfterCommitSends {
 			// A savepoint not seen was created before this list was registered, that is
 			// before any of its tasks: all of them were added after it.
 			long since = this.savepoints.getOrDefault(savepoint, 0L);
+			List<TaskKey> rolledBack = this.tasks.stream()
+				.filter((held) -> held.sequence() >= since)
+				.map((held) -> TaskKey.of(held.task()))
+				.toList();
 			this.tasks.removeIf((held) -> held.sequence() >= since);
+			this.owner.drop(rolledBack, new DelayedTaskException(
+					"The task's transaction rolled back to a savepoint created before the task was scheduled"));
 		}
 
 		@Override
@@ -289,14 +336,26 @@ final class AfterCommitSends {
 			else if (status == STATUS_UNKNOWN) {
 				this.owner.reportUnknownOutcome(held);
 			}
-			else if (logger.isDebugEnabled()) {
-				logger.debug("Transaction rolled back: " + held.size() + " tasks waiting for its commit dropped");
+			else {
+				if (logger.isDebugEnabled()) {
+					logger.debug("Transaction rolled back: " + held.size() + " tasks waiting for its commit dropped");
+				}
+				this.owner.drop(held.stream().map(TaskKey::of).toList(),
+						new DelayedTaskException("The task's transaction rolled back, so the task was not scheduled"));
 			}
 		}
 
 	}
 
 	private record Held(PreparedTask task, long sequence) {
+	}
+
+	private record TaskKey(String queue, TaskId id) {
+
+		static TaskKey of(PreparedTask task) {
+			return new TaskKey(task.queue(), task.id());
+		}
+
 	}
 
 }

@@ -206,7 +206,11 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 		this.async = (reactiveScripts != null) ? new AsyncScheduling(reactiveScripts, settings, codec, queues,
 				defaultMaxAttempts, batchSize, this.batchBytes, listener, this.enqueueCall, outageBuffer) : null;
 		this.declarations = declarations;
-		this.afterCommit = new AfterCommitSends(afterCommitByDefault, this::sendEach, listener);
+		this.afterCommit = new AfterCommitSends(afterCommitByDefault, this::sendEach, listener, (queue, id, reason) -> {
+			if (tracker != null) {
+				tracker.forget(queue, id, reason);
+			}
+		});
 		this.resultsRetention = resultsRetention;
 		this.tracker = tracker;
 		this.outcomes = new OutcomeRecords(scripts, settings, codec);

@@ -29,6 +29,7 @@ import dev.delayedtasks.autoconfigure.DelayedTasksEndpointAutoConfiguration;
 import dev.delayedtasks.store.PartitionKeys;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.function.Executable;
@@ -288,6 +289,41 @@ class DelayedTasksEndpointIntegrationTests {
 				.isEqualTo("non-retryable: " + NonRetryableTaskException.class.getName() + ": refused");
 			assertThat(json(context, scheduled) + json(context, deadLetter)).doesNotContain(SECRET);
 		});
+	}
+
+	@Test
+	void taskShowsHowAnEndedTaskEndedWithoutItsResult() {
+		String queue = "e-outcome";
+		this.runner
+			.withPropertyValues("test.queue=" + queue, "delayed-tasks.queues." + queue + ".results.retention=10m")
+			.run((context) -> {
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+				TaskId succeeded = scheduler.enqueue(queue, new Job("return-secret", SECRET));
+				TaskId dead = scheduler.enqueue(queue, new Job("fail", SECRET));
+				TaskId cancelled = scheduler.schedule(queue, new Job("succeed", SECRET), Duration.ofHours(1));
+				scheduler.cancel(queue, cancelled);
+				awaitDeadLetters(context, queue, 1);
+				await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.outcome(queue, succeeded).isPresent());
+
+				TaskDescriptor ended = endpoint.task(queue, succeeded.value());
+				assertThat(ended).isNotNull();
+				assertThat(ended.state()).isEqualTo("ENDED");
+				assertThat(ended.dueAt()).isNull();
+				assertThat(ended.outcome()).isNotNull();
+				assertThat(ended.outcome().kind()).isEqualTo("SUCCEEDED");
+				assertThat(ended.outcome().runs()).isEqualTo(1);
+				assertThat(ended.outcome().result()).isTrue();
+				TaskDescriptor deadLetter = endpoint.task(queue, dead.value());
+				assertThat(deadLetter.state()).isEqualTo("DEAD");
+				assertThat(deadLetter.outcome().kind()).isEqualTo("DEAD_LETTERED");
+				assertThat(deadLetter.outcome().reason()).isEqualTo("non-retryable");
+				assertThat(deadLetter.outcome().error())
+					.isEqualTo(NonRetryableTaskException.class.getName() + ": refused");
+				assertThat(deadLetter.outcome().result()).isFalse();
+				assertThat(endpoint.task(queue, cancelled.value()).outcome().kind()).isEqualTo("CANCELLED");
+				assertThat(json(context, ended) + json(context, deadLetter)).doesNotContain(SECRET);
+			});
 	}
 
 	@Test
@@ -586,7 +622,7 @@ class DelayedTasksEndpointIntegrationTests {
 		volatile boolean failing = true;
 
 		@DelayedTaskHandler(queue = "${test.queue}", id = "${test.queue}-handler", concurrency = "2")
-		void handle(Job job, TaskContext context) {
+		@Nullable String handle(Job job, TaskContext context) {
 			this.runs.add(context);
 			if (job.action().equals("fail") && this.failing) {
 				throw new NonRetryableTaskException("refused");
@@ -595,6 +631,8 @@ class DelayedTasksEndpointIntegrationTests {
 				throw new NonRetryableTaskException("refused", new IllegalStateException("lookup of " + job.secret(),
 						new IOException("no such row: " + job.secret())));
 			}
+			// A result is shown as present, never as its value.
+			return job.action().equals("return-secret") ? job.secret() : null;
 		}
 
 	}

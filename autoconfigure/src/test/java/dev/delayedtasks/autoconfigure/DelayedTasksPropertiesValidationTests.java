@@ -85,6 +85,10 @@ class DelayedTasksPropertiesValidationTests {
 					retry.jitter=-1ms              | retry.jitter is -1ms: it must be 0 or more
 					dead-letter.retention=0s       | dead-letter.retention is 0s: it must be at least 1ms (0 would keep dead letters for ever)
 					dead-letter.max-count=0        | dead-letter.max-count is 0: it must be at least 1 (0 would keep any number of dead letters)
+					results.retention=-1s          | results.retention is -1s: it must be 0 or more
+					results.tracked-retention=0s   | results.tracked-retention is 0s: it must be more than 0
+					results.max-size=0B            | results.max-size is 0B: it must be more than 0B
+					queues.emails.results.retention=-1ms | queues.emails.results.retention is -1ms: it must be 0 or more
 					queues.emails.concurrency=0    | queues.emails.concurrency is 0: it must be at least 1
 					queues.emails.concurrency=-1   | queues.emails.concurrency is -1: it must be at least 1
 					queues[orders.v2].concurrency=0 | queues[orders.v2].concurrency is 0: it must be at least 1

@@ -13,8 +13,10 @@ import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
+import dev.delayedtasks.TaskOutcome;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.TaskState;
+import dev.delayedtasks.TrackedTask;
 import dev.delayedtasks.producer.TransactionalApp.RecordingListener;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
@@ -33,6 +35,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Scheduling after the commit of a real database transaction (H2 with Spring's
@@ -122,6 +125,37 @@ class AfterCommitIntegrationTests {
 			assertThat(app.scheduler().find(QUEUE, rolledBack.get())).isEmpty();
 			assertThat(app.scheduler().find(QUEUE, cancelled.get())).isEmpty();
 			assertThat(app.listener().scheduled).isEmpty();
+		});
+	}
+
+	@Test
+	void aTrackedTaskThatWillNeverBeStoredFailsItsFutureAtOnce() {
+		this.runner.run((context) -> {
+			App app = new App(context);
+			AtomicReference<TrackedTask> rolledBack = new AtomicReference<>();
+			AtomicReference<TrackedTask> cancelled = new AtomicReference<>();
+			AtomicReference<TrackedTask> committed = new AtomicReference<>();
+			app.transaction().executeWithoutResult((status) -> {
+				rolledBack.set(app.scheduler().track(TaskRequest.of(QUEUE, "tracked-rollback").afterCommit()));
+				status.setRollbackOnly();
+			});
+			app.transaction().executeWithoutResult((status) -> {
+				cancelled.set(app.scheduler().track(TaskRequest.of(QUEUE, "tracked-cancel").afterCommit()));
+				committed.set(app.scheduler().track(TaskRequest.of(QUEUE, "tracked-commit").afterCommit()));
+				assertThat(cancelled.get().scheduled().pending()).isTrue();
+				assertThat(app.scheduler().cancel(QUEUE, cancelled.get().id())).isTrue();
+			});
+			assertThat(rolledBack.get().outcome()).isCompletedExceptionally();
+			assertThat(catchThrowable(() -> rolledBack.get().await(Duration.ofSeconds(1))))
+				.hasMessageContaining("transaction rolled back");
+			assertThat(catchThrowable(() -> cancelled.get().await(Duration.ofSeconds(1))))
+				.hasMessageContaining("cancelled before its transaction committed");
+			// Stored at the commit: no handler runs it here, so it is still awaited.
+			assertThat(app.scheduler().find(QUEUE, committed.get().id())).isPresent();
+			assertThat(committed.get().outcome()).isNotDone();
+			app.scheduler().cancel(QUEUE, committed.get().id());
+			assertThat(committed.get().await(Duration.ofSeconds(5)))
+				.hasValueSatisfying((outcome) -> assertThat(outcome.kind()).isEqualTo(TaskOutcome.Kind.CANCELLED));
 		});
 	}
 

@@ -56,15 +56,33 @@ final class ChildWorker implements AutoCloseable {
 	 */
 	static ChildWorker start(String name, TestRedis redis, String queue, int concurrency, String... properties)
 			throws IOException {
+		return startMain(name, redis, CrashTestWorker.class, "@@READY",
+				List.of("--crash.queue=" + queue, "--crash.concurrency=" + concurrency), properties);
+	}
+
+	/**
+	 * Start a child of another application class, which prints {@code ready} once
+	 * started, and wait until it has.
+	 * @param name a name for its output lines
+	 * @param redis where it connects
+	 * @param main the application's class, with a {@code main} method
+	 * @param ready the line it prints once started
+	 * @param arguments its own arguments
+	 * @param properties further Spring properties, {@code name=value}, which win over the
+	 * {@link ShortLeases short leases} every child gets
+	 * @return the running child
+	 */
+	static ChildWorker startMain(String name, TestRedis redis, Class<?> main, String ready, List<String> arguments,
+			String... properties) throws IOException {
 		String java = ProcessHandle.current()
 			.info()
 			.command()
 			.orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-		List<String> command = new ArrayList<>(
-				List.of(java, "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", System.getProperty("java.class.path"),
-						CrashTestWorker.class.getName(), "--delayed-tasks.key-prefix=" + redis.keyPrefix(),
-						"--crash.queue=" + queue, "--crash.concurrency=" + concurrency, "--spring.main.banner-mode=off",
-						"--logging.level.root=WARN", "--logging.level.dev.delayedtasks=INFO"));
+		List<String> command = new ArrayList<>(List.of(java, "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp",
+				System.getProperty("java.class.path"), main.getName(),
+				"--delayed-tasks.key-prefix=" + redis.keyPrefix(), "--spring.main.banner-mode=off",
+				"--logging.level.root=WARN", "--logging.level.dev.delayedtasks=INFO"));
+		command.addAll(arguments);
 		for (String property : redis.connectionProperties()) {
 			command.add("--" + property);
 		}
@@ -82,7 +100,7 @@ final class ChildWorker implements AutoCloseable {
 			command.add("--" + property);
 		}
 		ChildWorker child = new ChildWorker(name, new ProcessBuilder(command).redirectErrorStream(true).start());
-		await().atMost(Duration.ofSeconds(30)).until(() -> child.contains("@@READY") || !child.process.isAlive());
+		await().atMost(Duration.ofSeconds(30)).until(() -> child.contains(ready) || !child.process.isAlive());
 		assertThat(child.process.isAlive()).as("%s started", name).isTrue();
 		return child;
 	}

@@ -38,12 +38,13 @@ import org.springframework.context.annotation.Configuration;
  * recorded and the task runs again at {@code nextRunAt} (Redis time)</li>
  * <li>{@code @@STALE <id>}: a completion was rejected as stale</li>
  * </ul>
- * What the handler does is {@code crash.mode}: {@code sleep} (the default) sleeps as long
- * as the job says and ends when interrupted; {@code busy} runs as long as the job says
- * and, with {@code crash.on-interrupt=ignore} (the default), swallows interrupts and runs
- * on, or with {@code stop} throws at the first one; {@code fail-fast} throws at once, as
- * a handler whose downstream is down. {@code crash.report-every=N} prints the lines of
- * one task in about N only (chosen by id), for runs too many to print.
+ * A handler that returns normally returns {@code "done <index>"}, the task's result. What
+ * the handler does is {@code crash.mode}: {@code sleep} (the default) sleeps as long as
+ * the job says and ends when interrupted; {@code busy} runs as long as the job says and,
+ * with {@code crash.on-interrupt=ignore} (the default), swallows interrupts and runs on,
+ * or with {@code stop} throws at the first one; {@code fail-fast} throws at once, as a
+ * handler whose downstream is down. {@code crash.report-every=N} prints the lines of one
+ * task in about N only (chosen by id), for runs too many to print.
  */
 public final class CrashTestWorker {
 
@@ -100,7 +101,7 @@ public final class CrashTestWorker {
 		}
 
 		@DelayedTaskHandler(queue = "${crash.queue}", concurrency = "${crash.concurrency:4}")
-		void handle(CrashJob job, TaskContext context) throws InterruptedException {
+		String handle(CrashJob job, TaskContext context) throws InterruptedException {
 			String id = context.id().value();
 			boolean reported = reported(id);
 			if (reported) {
@@ -121,6 +122,7 @@ public final class CrashTestWorker {
 					default -> throw new IllegalArgumentException("Unknown crash.mode '" + this.mode + "'");
 				}
 				print("@@DONE " + id + " " + System.currentTimeMillis());
+				return "done " + job.index();
 			}
 			finally {
 				if (reported) {
