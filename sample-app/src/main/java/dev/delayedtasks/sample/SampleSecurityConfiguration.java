@@ -16,12 +16,13 @@ import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
- * Who may use the sample's Actuator endpoints, over HTTP Basic: {@code health} and
- * {@code info} are open (load balancers and CI probe them), every other read needs a
- * login, and every write (the {@code delayedtasks} endpoint's pause, resume, redrive,
- * cancel and purge) needs the {@code ADMIN} role. {@code application.yml} grants the
- * endpoint write access ({@code management.endpoint.delayedtasks.access=unrestricted});
- * this class decides who may use it.
+ * Who may use the sample's Actuator endpoints and its quotes API, over HTTP Basic:
+ * {@code health} and {@code info} are open (load balancers and CI probe them), every
+ * other read and the quotes API need a login, and every Actuator write (the
+ * {@code delayedtasks} endpoint's pause, resume, redrive, cancel and purge) needs the
+ * {@code ADMIN} role. {@code application.yml} grants the endpoint write access
+ * ({@code management.endpoint.delayedtasks.access=unrestricted}); this class decides who
+ * may use it.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -52,10 +53,24 @@ class SampleSecurityConfiguration {
 	}
 
 	@Bean
+	@Order(2)
+	SecurityFilterChain quotesSecurityFilterChain(HttpSecurity http) throws Exception {
+		// The quotes API (QuoteController): any logged-in user, over HTTP Basic,
+		// stateless
+		// like the Actuator chain and for the same reason without CSRF tokens.
+		http.securityMatcher("/quotes", "/quotes/**");
+		http.authorizeHttpRequests((requests) -> requests.anyRequest().authenticated());
+		http.httpBasic(Customizer.withDefaults());
+		http.sessionManagement((session) -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS));
+		http.csrf((csrf) -> csrf.disable());
+		return http.build();
+	}
+
+	@Bean
 	SecurityFilterChain applicationSecurityFilterChain(HttpSecurity http) throws Exception {
-		// The sample serves nothing but Actuator: anything else stays closed until
-		// someone decides who may use it. /error stays open so that a 401 or 403 from
-		// the chain above keeps its body.
+		// The sample serves nothing but Actuator and the quotes API: anything else stays
+		// closed until someone decides who may use it. /error stays open so that a 401 or
+		// 403 from the chains above keeps its body.
 		http.authorizeHttpRequests((requests) -> requests.requestMatchers("/error").permitAll().anyRequest().denyAll());
 		return http.build();
 	}
