@@ -53,6 +53,31 @@ public enum DelayedTaskObservation implements ObservationDocumentation {
 			return ScheduleLowCardinalityKeys.values();
 		}
 
+	},
+
+	/**
+	 * Tracking a task ({@code DelayedTaskScheduler.track}): from the call until the
+	 * producer learns how the task ended. Its timer ({@code delayed.tasks.track}, tags
+	 * queue and outcome) is how long producers wait; its span is the parent of the
+	 * scheduling span and so an ancestor of the handler's run, wherever it runs.
+	 */
+	TRACK {
+
+		@Override
+		public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
+			return DefaultTrackObservationConvention.class;
+		}
+
+		@Override
+		public KeyName[] getLowCardinalityKeyNames() {
+			return TrackLowCardinalityKeys.values();
+		}
+
+		@Override
+		public KeyName[] getHighCardinalityKeyNames() {
+			return TrackHighCardinalityKeys.values();
+		}
+
 	};
 
 	/**
@@ -121,6 +146,54 @@ public enum DelayedTaskObservation implements ObservationDocumentation {
 				return "queue";
 			}
 		}
+
+	}
+
+	/**
+	 * Low-cardinality keys of {@link #TRACK}.
+	 */
+	public enum TrackLowCardinalityKeys implements KeyName {
+
+		/** The queue. */
+		QUEUE {
+			@Override
+			public String asString() {
+				return "queue";
+			}
+		},
+
+		/**
+		 * {@code succeeded}, {@code dead_lettered}, {@code cancelled}, {@code expired},
+		 * or {@code none} when the tracking ended without an outcome.
+		 */
+		OUTCOME {
+			@Override
+			public String asString() {
+				return "outcome";
+			}
+		}
+
+	}
+
+	/**
+	 * High-cardinality keys of {@link #TRACK}.
+	 */
+	public enum TrackHighCardinalityKeys implements KeyName {
+
+		/** The task's id. */
+		TASK_ID {
+			@Override
+			public String asString() {
+				return "task.id";
+			}
+		}
+
+	}
+
+	/**
+	 * The default convention of {@link #TRACK}.
+	 */
+	public static final class DefaultTrackObservationConvention implements TrackObservationConvention {
 
 	}
 

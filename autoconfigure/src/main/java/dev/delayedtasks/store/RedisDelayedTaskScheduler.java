@@ -266,6 +266,10 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 	@Override
 	public TrackedTask track(TaskRequest request) {
 		OutcomeTracker tracker = tracker();
+		return this.observations.observeTracking(request.queue(), () -> trackObserved(request, tracker));
+	}
+
+	private TrackedTask trackObserved(TaskRequest request, OutcomeTracker tracker) {
 		return this.observations.observe(request.queue(), 1, (trace) -> {
 			PreparedTask prepared = prepare(request, trace);
 			Duration keep = trackedRetention(prepared.queue(), tracker);

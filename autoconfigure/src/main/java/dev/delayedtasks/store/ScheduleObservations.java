@@ -7,10 +7,13 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.delayedtasks.TaskRequest;
+import dev.delayedtasks.TrackedTask;
 import dev.delayedtasks.observation.DelayedTaskObservation;
 import dev.delayedtasks.observation.DelayedTaskObservation.DefaultScheduleObservationConvention;
+import dev.delayedtasks.observation.DelayedTaskObservation.DefaultTrackObservationConvention;
 import dev.delayedtasks.observation.ScheduleObservationContext;
 import dev.delayedtasks.observation.ScheduleObservationConvention;
+import dev.delayedtasks.observation.TrackObservationContext;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -26,6 +29,8 @@ import org.jspecify.annotations.Nullable;
 final class ScheduleObservations {
 
 	private static final DefaultScheduleObservationConvention DEFAULT_CONVENTION = new DefaultScheduleObservationConvention();
+
+	private static final DefaultTrackObservationConvention DEFAULT_TRACK_CONVENTION = new DefaultTrackObservationConvention();
 
 	private final ObservationRegistry registry;
 
@@ -55,6 +60,45 @@ final class ScheduleObservations {
 		Observation observation = DelayedTaskObservation.SCHEDULE.observation(this.convention, DEFAULT_CONVENTION,
 				() -> context, this.registry);
 		return observation.observe(() -> work.apply(context.propagatedHeaders()));
+	}
+
+	/**
+	 * Run {@code work}, which schedules a tracked task, in a
+	 * {@link DelayedTaskObservation#TRACK} observation that stops when the task's outcome
+	 * is known: the scheduling observation inside it, and so the handler's run, are its
+	 * descendants.
+	 * @param queue the queue
+	 * @param work schedules the task and returns its handle
+	 * @return what {@code work} returns
+	 */
+	TrackedTask observeTracking(String queue, Supplier<TrackedTask> work) {
+		if (this.registry.isNoop()) {
+			return work.get();
+		}
+		TrackObservationContext context = new TrackObservationContext(queue);
+		Observation observation = DelayedTaskObservation.TRACK.observation(null, DEFAULT_TRACK_CONVENTION,
+				() -> context, this.registry);
+		observation.start();
+		TrackedTask tracked;
+		try (Observation.Scope scope = observation.openScope()) {
+			tracked = work.get();
+		}
+		catch (RuntimeException ex) {
+			observation.error(ex);
+			observation.stop();
+			throw ex;
+		}
+		context.setTaskId(tracked.id().value());
+		tracked.outcome().whenComplete((outcome, ex) -> {
+			if (outcome != null) {
+				context.setOutcome(outcome.kind());
+			}
+			if (ex != null) {
+				observation.error(ex);
+			}
+			observation.stop();
+		});
+		return tracked;
 	}
 
 	static TaskRequest withTrace(TaskRequest request, Map<String, String> trace) {

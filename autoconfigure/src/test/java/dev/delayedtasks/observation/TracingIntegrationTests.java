@@ -18,6 +18,7 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
+import dev.delayedtasks.TrackedTask;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.store.PayloadCodec;
@@ -280,6 +281,32 @@ class TracingIntegrationTests {
 			assertThat(run.traceId()).isEqualTo(schedule.traceId());
 			assertThat(run.parentId()).isEqualTo(schedule.id());
 			assertThat(handler.runs.get(0).currentSpanId()).isEqualTo(run.id());
+		});
+	}
+
+	@Test
+	void aTrackedTasksTrackSpanIsTheAncestorOfItsRunAndEndsWhenTheProducerLearnsTheOutcome() {
+		Tracer tracer = tracer(new W3CPropagation());
+		String queue = "trace-tracked";
+		runner(tracer, queue).run((context) -> {
+			TracedHandler handler = context.getBean(TracedHandler.class);
+			TrackedTask tracked = context.getBean(DelayedTaskScheduler.class).track(TaskRequest.of(queue, "hello"));
+			assertThat(tracked.await(WAIT)).isPresent();
+			await().atMost(WAIT).until(() -> span(queue + " track").isPresent());
+			MutableSpan track = span(queue + " track").orElseThrow();
+			MutableSpan schedule = span(queue + " schedule").orElseThrow();
+			MutableSpan run = span(queue + " run").orElseThrow();
+			assertThat(track.parentId()).isNull();
+			assertThat(schedule.traceId()).isEqualTo(track.traceId());
+			assertThat(schedule.parentId()).isEqualTo(track.id());
+			assertThat(run.parentId()).isEqualTo(schedule.id());
+			assertThat(handler.runs.get(0).currentTraceId()).isEqualTo(track.traceId());
+			// The producer's wait covers the run.
+			assertThat(track.finishTimestamp()).isGreaterThanOrEqualTo(run.finishTimestamp());
+			assertThat(track.tags()).containsEntry("queue", queue)
+				.containsEntry("outcome", "succeeded")
+				.containsEntry("task.id", tracked.id().value());
+			assertThat(track.error()).isNull();
 		});
 	}
 
