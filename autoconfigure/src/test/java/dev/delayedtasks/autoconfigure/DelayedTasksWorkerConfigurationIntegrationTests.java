@@ -241,7 +241,6 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 				Arguments.of(ContextFirst.class, "handle", "is not supported: use (P payload)"),
 				Arguments.of(NoParameters.class, "handle", "is not supported: use (P payload)"),
 				Arguments.of(ThreeParameters.class, "handle", "is not supported: use (P payload)"),
-				Arguments.of(ReturnsValue.class, "handle", "must return void"),
 				Arguments.of(StaticMethod.class, "handle", "must not be static"),
 				Arguments.of(NoQueue.class, "handle", "name the queue"),
 				Arguments.of(InvalidQueueName.class, "handle", "Queue name 'bad queue' is invalid"),
@@ -591,15 +590,6 @@ class DelayedTasksWorkerConfigurationIntegrationTests {
 
 		@DelayedTaskHandler(queue = "cfg-invalid")
 		void handle(String payload, TaskContext context, String extra) {
-		}
-
-	}
-
-	static class ReturnsValue {
-
-		@DelayedTaskHandler(queue = "cfg-invalid")
-		String handle(String payload) {
-			return payload;
 		}
 
 	}
