@@ -9,6 +9,10 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import dev.delayedtasks.TaskId;
@@ -19,13 +23,13 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Completes, in this process, the futures of the tasks it tracks when any instance ends
@@ -57,6 +61,15 @@ public final class OutcomeTracker implements DisposableBean {
 	private final Map<String, Awaited> awaited = new ConcurrentHashMap<>();
 
 	private final Listener listener = new Listener();
+
+	/**
+	 * Reads records and completes futures, one at a time, in the order messages arrive.
+	 * Its queue is unbounded, so handing it work never blocks: the container hands over
+	 * messages and subscription events on a Lettuce event-loop thread, which must never
+	 * wait for Redis (the reply it would wait for may be due on that same thread).
+	 */
+	private final ExecutorService worker = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+			new LinkedBlockingQueue<>(), daemonThreads());
 
 	private @Nullable RedisMessageListenerContainer container;
 
@@ -156,6 +169,12 @@ public final class OutcomeTracker implements DisposableBean {
 		}
 	}
 
+	private static CustomizableThreadFactory daemonThreads() {
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayed-tasks-tracker-");
+		threads.setDaemon(true);
+		return threads;
+	}
+
 	private synchronized void subscribe() {
 		if (this.container != null) {
 			return;
@@ -165,10 +184,7 @@ public final class OutcomeTracker implements DisposableBean {
 		}
 		RedisMessageListenerContainer created = new RedisMessageListenerContainer();
 		created.setConnectionFactory(this.connectionFactory);
-		// One thread reads records and completes futures, in the order messages arrive.
-		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("delayed-tasks-tracker-");
-		executor.setConcurrencyLimit(1);
-		created.setTaskExecutor(executor);
+		created.setTaskExecutor(this.worker);
 		created.addMessageListener(this.listener, new ChannelTopic(this.channel));
 		created.afterPropertiesSet();
 		created.start();
@@ -183,6 +199,7 @@ public final class OutcomeTracker implements DisposableBean {
 		if (subscribed != null) {
 			subscribed.destroy();
 		}
+		this.worker.shutdownNow();
 		for (Awaited entry : List.copyOf(this.awaited.values())) {
 			entry.future.completeExceptionally(new TaskStoreException(
 					"The application stopped before task " + entry.id + " of queue '" + entry.queue + "' ended",
@@ -212,6 +229,16 @@ public final class OutcomeTracker implements DisposableBean {
 
 		@Override
 		public void onChannelSubscribed(byte[] channel, long count) {
+			// Called on an event-loop thread: the reads run on the worker.
+			try {
+				OutcomeTracker.this.worker.execute(this::checkAll);
+			}
+			catch (RejectedExecutionException ex) {
+				// stopped
+			}
+		}
+
+		private void checkAll() {
 			// Anything published while this process was not subscribed is in the records.
 			for (Awaited entry : List.copyOf(OutcomeTracker.this.awaited.values())) {
 				try {

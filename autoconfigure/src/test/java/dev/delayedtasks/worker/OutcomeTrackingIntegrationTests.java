@@ -1,6 +1,8 @@
 package dev.delayedtasks.worker;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +24,8 @@ import dev.delayedtasks.test.WithRedis;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -177,17 +181,56 @@ class OutcomeTrackingIntegrationTests {
 			assertThat(tracked.await(Duration.ofMillis(500))).isEmpty();
 
 			// The tracker's connection drops; Lettuce reconnects and subscribes again.
-			RedisClient client = RedisClient.create(this.redis.uri());
-			try (StatefulRedisConnection<String, String> connection = client.connect()) {
-				assertThat(connection.sync().clientKill(KillArgs.Builder.typePubsub())).isPositive();
-			}
-			finally {
-				client.shutdown();
-			}
+			killPubSubConnections();
 
 			assertThat(tracked.await(WAIT)).hasValueSatisfying(
 					(outcome) -> assertThat(outcome.result(Receipt.class)).contains(new Receipt("o-4", 10)));
 		});
+	}
+
+	@Test
+	void aResubscriptionOnTheEventLoopThatServesTheCommandsDoesNotBlockIt() {
+		// One I/O thread: the Pub/Sub connection and the command connection share it, so
+		// a read of the records on the thread that delivers the subscription event would
+		// wait for a reply only that thread can deliver.
+		ClientResources oneIoThread = DefaultClientResources.builder()
+			.ioThreadPoolSize(1)
+			.computationThreadPoolSize(1)
+			.build();
+		try {
+			this.runner.withBean(ClientResources.class, () -> oneIoThread)
+				.withPropertyValues("spring.data.redis.timeout=5s", "delayed-tasks.queues.out-receipts.concurrency=16")
+				.run((context) -> {
+					DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+					Handlers handlers = context.getBean(Handlers.class);
+					handlers.hold = new CountDownLatch(1);
+					TrackedTask tracked = scheduler.track(TaskRequest.of("out-receipts", new Order("o-5", 2)));
+					await().atMost(WAIT).until(() -> handlers.running == 1);
+
+					killPubSubConnections();
+					Thread.sleep(500);
+					// Commands on the shared connection still get their replies.
+					assertThat(scheduler.find("out-receipts", tracked.id())).isPresent();
+					handlers.hold.countDown();
+
+					assertThat(tracked.await(WAIT)).hasValueSatisfying(
+							(outcome) -> assertThat(outcome.result(Receipt.class)).contains(new Receipt("o-5", 20)));
+
+					// Many outcomes at once: messages arrive while the tracker still
+					// reads
+					// earlier records, and handing them over must not wait.
+					List<TrackedTask> many = new ArrayList<>();
+					for (int i = 0; i < 1000; i++) {
+						many.add(scheduler.track(TaskRequest.of("out-receipts", new Order("m-" + i, 1))));
+					}
+					for (TrackedTask each : many) {
+						assertThat(each.await(WAIT)).as("outcome of %s", each.id()).isPresent();
+					}
+				});
+		}
+		finally {
+			oneIoThread.shutdown();
+		}
 	}
 
 	@Test
@@ -206,6 +249,16 @@ class OutcomeTrackingIntegrationTests {
 			assertThat(context.getBean(DeadLetters.class).list("out-large", 10)).singleElement()
 				.satisfies((letter) -> assertThat(letter.id()).isEqualTo(tracked.id()));
 		});
+	}
+
+	private void killPubSubConnections() {
+		RedisClient client = RedisClient.create(this.redis.uri());
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			assertThat(connection.sync().clientKill(KillArgs.Builder.typePubsub())).isPositive();
+		}
+		finally {
+			client.shutdown();
+		}
 	}
 
 	private PartitionKeys keys(String queue) {

@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 
@@ -11,6 +12,7 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
+import dev.delayedtasks.TrackedTask;
 
 import org.springframework.stereotype.Component;
 
@@ -67,6 +69,27 @@ class TaskProducer {
 			}
 			TaskId id = this.scheduler.schedule(requests.apply(i));
 			sink.enqueued(id, Recording.nowMicros());
+		}
+		return new Produced(count, startMicros, Recording.nowMicros(), CPU.getCurrentThreadCpuTime() - startCpu);
+	}
+
+	/**
+	 * Call {@code track} once per task, as fast as it returns.
+	 * @param count how many tasks
+	 * @param requests the request of task {@code i}
+	 * @param sink hears of every task
+	 * @param ends receives, per task, a future of when this process learned its outcome
+	 * (local clock, epoch microseconds)
+	 * @return what was done
+	 */
+	Produced tracked(int count, IntFunction<TaskRequest> requests, EnqueueSink sink,
+			List<CompletableFuture<Long>> ends) {
+		long startCpu = CPU.getCurrentThreadCpuTime();
+		long startMicros = Recording.nowMicros();
+		for (int i = 0; i < count; i++) {
+			TrackedTask tracked = this.scheduler.track(requests.apply(i));
+			sink.enqueued(tracked.id(), Recording.nowMicros());
+			ends.add(tracked.outcome().thenApply((outcome) -> Recording.nowMicros()));
 		}
 		return new Produced(count, startMicros, Recording.nowMicros(), CPU.getCurrentThreadCpuTime() - startCpu);
 	}

@@ -27,12 +27,12 @@ class BenchmarksSmokeIntegrationTests {
 			assertThat(runner.getExitCode()).isZero();
 		}
 		assertThat(runner.results()).extracting(WorkloadResult::workload)
-			.containsExactly("startup", "redis-baseline", "delayed", "immediate", "immediate-batch", "retry", "backlog",
-					"memory", "steady", "producers", "async", "reactive");
+			.containsExactly("startup", "redis-baseline", "delayed", "immediate", "immediate-batch",
+					"immediate-tracked", "retry", "backlog", "memory", "steady", "producers", "async", "reactive");
 		// Every workload that runs tasks: the Redis baseline runs none, and the startup
 		// workload counts only lost runs.
 		assertThat(runner.results()).filteredOn((result) -> result.fields().containsKey("early"))
-			.hasSize(10)
+			.hasSize(11)
 			.allSatisfy((result) -> assertThat(result.fields()).containsEntry("early", "0")
 				.containsEntry("lost", "0")
 				.containsEntry("dup", "0"));
@@ -43,6 +43,10 @@ class BenchmarksSmokeIntegrationTests {
 		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("retry"))
 			.singleElement()
 			.satisfies((retry) -> assertThat(retry.fields()).containsEntry("retried", "20"));
+		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("immediate-tracked"))
+			.singleElement()
+			.satisfies((tracked) -> assertThat(tracked.fields()).containsKeys("outcomes_per_s", "outcome_record_bytes")
+				.doesNotContainEntry("outcome_record_bytes", "0"));
 		Path report = runner.reportFile();
 		assertThat(report).isNotNull().exists().isRegularFile();
 		assertThat(report.getParent()).endsWith(Path.of("target", "reports"));
