@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.FailureReason;
@@ -234,6 +235,24 @@ class OutcomeTrackingIntegrationTests {
 	}
 
 	@Test
+	void aResultThatCannotBeWrittenAsJsonFailsTheRunNamingItsType() {
+		this.runner.run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			TrackedTask tracked = scheduler.track(TaskRequest.of("out-unwritable", new Order("o-9", 1)));
+
+			TaskOutcome outcome = tracked.await(WAIT).orElseThrow();
+
+			assertThat(outcome.kind()).isEqualTo(Kind.DEAD_LETTERED);
+			assertThat(outcome.runs()).isEqualTo(1);
+			assertThat(outcome.reason()).contains(FailureReason.NON_RETRYABLE.value());
+			assertThat(outcome.message()).hasValueSatisfying(
+					(message) -> assertThat(message).contains("The result of type " + Unwritable.class.getName())
+						.contains("cannot be written as JSON"));
+			assertThat(outcome.resultJson()).isEmpty();
+		});
+	}
+
+	@Test
 	void aResultThatCannotBeKeptFailsTheRunWithAClearReason() {
 		this.runner.withPropertyValues("delayed-tasks.results.max-size=16B").run((context) -> {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
@@ -280,6 +299,16 @@ class OutcomeTrackingIntegrationTests {
 	record Receipt(String order, int total) {
 	}
 
+	/** A result Jackson cannot write: its only property throws. */
+	record Unwritable(String order) {
+
+		@JsonProperty
+		String secret() {
+			throw new IllegalStateException("not readable: " + this.order);
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class Handlers {
 
@@ -302,6 +331,11 @@ class OutcomeTrackingIntegrationTests {
 		@DelayedTaskHandler(queue = "out-large")
 		Receipt large(Order order) {
 			return new Receipt(order.id(), order.amount());
+		}
+
+		@DelayedTaskHandler(queue = "out-unwritable")
+		Unwritable unwritable(Order order) {
+			return new Unwritable(order.id());
 		}
 
 		@DelayedTaskHandler(queue = "out-paused")
