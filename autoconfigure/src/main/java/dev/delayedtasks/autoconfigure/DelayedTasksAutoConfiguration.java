@@ -323,7 +323,8 @@ public final class DelayedTasksAutoConfiguration {
 		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
 		LayoutVersion layout = new LayoutVersion(redis, settings, queues);
 		DelayedTasksProperties.CheckMode eviction = properties.evictionPolicyCheck();
-		RedisServerCheck server = new RedisServerCheck(masters, libraries.getIfAvailable());
+		RedisServerCheck server = new RedisServerCheck(masters, libraries.getIfAvailable(),
+				RedisServerCheck.SandboxCheck.valueOf(properties.luaSandboxCheck().name()));
 		return () -> {
 			new RedisCredentialsCheck(environment).verify();
 			server.verify();

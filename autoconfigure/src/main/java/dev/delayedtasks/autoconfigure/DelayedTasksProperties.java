@@ -45,6 +45,8 @@ import org.springframework.util.unit.DataSize;
  * default, so that no personal data ends up in them.
  * @param scripts How the Lua scripts are sent to Redis.
  * @param results How long task outcomes and handler results are kept.
+ * @param luaSandboxCheck What to do at startup when a Redis master predates the fixes for
+ * the Lua sandbox vulnerabilities of October 2025 (CVE-2025-49844 and others).
  * @author delayed-tasks
  * @since 0.1.0
  */
@@ -54,7 +56,7 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 		@DefaultValue DeadLetter deadLetter, Map<String, Queue> queues, @DefaultValue("5s") Duration snapshotInterval,
 		@DefaultValue Monitoring monitoring, @DefaultValue("fail") CheckMode evictionPolicyCheck,
 		@DefaultValue("false") boolean includePayloadInErrors, @DefaultValue Scripts scripts,
-		@DefaultValue Results results) {
+		@DefaultValue Results results, @DefaultValue("warn") CheckMode luaSandboxCheck) {
 
 	/**
 	 * Create the properties, checking every value.
@@ -81,6 +83,8 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * Actuator endpoint report.
 	 * @param scripts How the Lua scripts are sent to Redis.
 	 * @param results How long task outcomes and handler results are kept.
+	 * @param luaSandboxCheck What to do at startup when a Redis master predates the fixes
+	 * for the Lua sandbox vulnerabilities of October 2025 (CVE-2025-49844 and others).
 	 * @throws IllegalArgumentException naming the property, its value and the rule when a
 	 * value is invalid
 	 */

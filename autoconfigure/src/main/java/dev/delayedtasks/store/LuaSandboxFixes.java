@@ -15,8 +15,9 @@ import org.apache.commons.logging.LogFactory;
  * crash). Whoever may run Lua ({@code EVAL}, {@code FUNCTION LOAD}) on an unpatched
  * server can use them, so the README requires a fixed release. The releases that carry
  * the fixes are Redis 6.2.20, 7.2.11, 7.4.6, 8.0.4 and 8.2.2 (the 7.0 line has none) and
- * Valkey 8.1.4; later lines are released with them. The application still starts: the
- * warning says which release of the server's line to install.
+ * Valkey 8.1.4; later lines are released with them. By default the application still
+ * starts and the warning says which release of the server's line to install;
+ * {@code delayed-tasks.lua-sandbox-check=fail} refuses to start instead.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -44,6 +45,17 @@ public final class LuaSandboxFixes {
 	 * @return whether a warning was logged
 	 */
 	public static boolean warnIfUnpatched(Map<String, RedisVersion> versions) {
+		Optional<String> problem = describeUnpatched(versions);
+		problem.ifPresent(logger::warn);
+		return problem.isPresent();
+	}
+
+	/**
+	 * Say which nodes lack the fixes and what to install.
+	 * @param versions the version of each master, by node
+	 * @return the message, empty when every node has the fixes
+	 */
+	public static Optional<String> describeUnpatched(Map<String, RedisVersion> versions) {
 		StringBuilder nodes = new StringBuilder();
 		versions.forEach((node,
 				version) -> upgrade(version).ifPresent((advice) -> nodes.append((nodes.length() > 0) ? "; " : "")
@@ -54,13 +66,12 @@ public final class LuaSandboxFixes {
 					.append(": ")
 					.append(advice)));
 		if (nodes.length() == 0) {
-			return false;
+			return Optional.empty();
 		}
-		logger.warn("Redis lacks the fixes for the Lua sandbox vulnerabilities " + CVES
+		return Optional.of("Redis lacks the fixes for the Lua sandbox vulnerabilities " + CVES
 				+ " (a crafted Lua script can crash Redis, act as another user or run code on the server): " + nodes
 				+ ". Whoever can run EVAL or FUNCTION LOAD on this server can exploit them; delayed-tasks requires "
 				+ "a fixed release (README: Deployment, ACL)");
-		return true;
 	}
 
 	/**

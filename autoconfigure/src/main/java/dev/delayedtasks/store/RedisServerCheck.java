@@ -28,15 +28,29 @@ public final class RedisServerCheck {
 
 	private final @Nullable FunctionLibraries libraries;
 
+	private final SandboxCheck sandbox;
+
 	/**
-	 * Check the given masters.
+	 * Check the given masters, warning about servers without the Lua sandbox fixes.
 	 * @param masters the masters
 	 * @param libraries the function library to check or load, or {@code null} in eval
 	 * mode
 	 */
 	public RedisServerCheck(RedisMasters masters, @Nullable FunctionLibraries libraries) {
+		this(masters, libraries, SandboxCheck.WARN);
+	}
+
+	/**
+	 * Check the given masters.
+	 * @param masters the masters
+	 * @param libraries the function library to check or load, or {@code null} in eval
+	 * mode
+	 * @param sandbox what to do about a server without the Lua sandbox fixes
+	 */
+	public RedisServerCheck(RedisMasters masters, @Nullable FunctionLibraries libraries, SandboxCheck sandbox) {
 		this.masters = masters;
 		this.libraries = libraries;
+		this.sandbox = sandbox;
 	}
 
 	/**
@@ -56,10 +70,34 @@ public final class RedisServerCheck {
 							: ""));
 			return;
 		}
-		LuaSandboxFixes.warnIfUnpatched(versions);
+		if (this.sandbox == SandboxCheck.WARN) {
+			LuaSandboxFixes.warnIfUnpatched(versions);
+		}
+		else if (this.sandbox == SandboxCheck.FAIL) {
+			LuaSandboxFixes.describeUnpatched(versions).ifPresent((problem) -> {
+				throw new DelayedTaskException(problem + ". Refusing to start (delayed-tasks.lua-sandbox-check=fail); "
+						+ "upgrade Redis, or set it to warn to start anyway");
+			});
+		}
 		if (this.libraries != null) {
 			this.libraries.verify(versions);
 		}
+	}
+
+	/**
+	 * What to do about a server without the Lua sandbox fixes.
+	 */
+	public enum SandboxCheck {
+
+		/** Refuse to start. */
+		FAIL,
+
+		/** Log a warning and start. */
+		WARN,
+
+		/** Do not check. */
+		OFF
+
 	}
 
 }

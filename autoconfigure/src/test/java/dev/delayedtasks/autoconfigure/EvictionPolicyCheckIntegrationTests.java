@@ -67,6 +67,17 @@ class EvictionPolicyCheckIntegrationTests {
 	}
 
 	@Test
+	void luaSandboxCheckFailStopsStartupOnTheUnpatchedTestServer() {
+		// The test servers (7.0.15, 6.2.11) predate the fixes.
+		this.runner.withPropertyValues("delayed-tasks.lua-sandbox-check=fail").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).isInstanceOf(DelayedTaskException.class)
+				.hasMessageContaining("Redis lacks the fixes for the Lua sandbox vulnerabilities")
+				.hasMessageContaining("delayed-tasks.lua-sandbox-check=fail");
+		});
+	}
+
+	@Test
 	void anAllKeysPolicyOnlyWarnsWhenConfiguredTo(CapturedOutput output) {
 		policy("allkeys-random");
 		this.runner.withPropertyValues("delayed-tasks.eviction-policy-check=warn").run((context) -> {

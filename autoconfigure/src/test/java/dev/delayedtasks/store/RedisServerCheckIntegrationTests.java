@@ -74,6 +74,19 @@ class RedisServerCheckIntegrationTests {
 	}
 
 	@Test
+	void withTheCheckSetToFailAnUnpatchedServerStopsStartupAndWithOffNothingIsSaid(CapturedOutput output) {
+		RedisVersion version = RedisVersion.parse("redis", this.redis.version());
+		assertThatExceptionOfType(DelayedTaskException.class)
+			.isThrownBy(new RedisServerCheck(this.masters, null, RedisServerCheck.SandboxCheck.FAIL)::verify)
+			.withMessageContaining("Redis lacks the fixes for the Lua sandbox vulnerabilities")
+			.withMessageContaining(master() + " runs Redis " + version + ": ")
+			.withMessageEndingWith("Refusing to start (delayed-tasks.lua-sandbox-check=fail); upgrade Redis, or set "
+					+ "it to warn to start anyway");
+		new RedisServerCheck(this.masters, null, RedisServerCheck.SandboxCheck.OFF).verify();
+		assertThat(output).doesNotContain("Lua sandbox vulnerabilities");
+	}
+
+	@Test
 	void functionsModeNeedsRedis7(CapturedOutput output) {
 		FunctionLibraries libraries = new FunctionLibraries(this.masters, new FunctionLibrary(), true);
 		RedisServerCheck check = new RedisServerCheck(this.masters, libraries);
