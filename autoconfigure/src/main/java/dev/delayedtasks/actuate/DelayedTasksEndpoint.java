@@ -17,6 +17,7 @@ import dev.delayedtasks.QueueRemoval;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
 import dev.delayedtasks.TaskOutcome;
+import dev.delayedtasks.TaskState;
 import dev.delayedtasks.store.DeadLetterListing;
 import dev.delayedtasks.store.QueueCounter;
 import dev.delayedtasks.store.QueueIndex;
@@ -154,8 +155,13 @@ public class DelayedTasksEndpoint {
 	public @Nullable TaskDescriptor task(@Selector String queue, @Selector String taskId) {
 		TaskId id = checkTaskId(taskId);
 		String checked = checkQueue(queue);
-		TaskOutcome outcome = this.scheduler.outcome(checked, id).orElse(null);
 		TaskInfo info = this.scheduler.find(checked, id).orElse(null);
+		// Only a task that has ended has an outcome: of those, a dead letter keeps its
+		// hash.
+		if (info != null && info.state() != TaskState.DEAD) {
+			return TaskDescriptor.of(info, null);
+		}
+		TaskOutcome outcome = this.scheduler.outcome(checked, id).orElse(null);
 		if (info != null) {
 			return TaskDescriptor.of(info, outcome);
 		}

@@ -1,11 +1,9 @@
 package dev.delayedtasks.recurring;
 
-import java.io.IOException;
-import java.io.InputStream;
-
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.worker.ParentWatchdog;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.boot.WebApplicationType;
@@ -28,19 +26,7 @@ public final class RecurringTestWorker {
 	}
 
 	public static void main(String[] args) {
-		Thread watchdog = new Thread(() -> {
-			try (InputStream in = System.in) {
-				while (in.read() != -1) {
-					// the parent never writes; EOF means it is gone
-				}
-			}
-			catch (IOException ex) {
-				// exit below
-			}
-			Runtime.getRuntime().halt(3);
-		}, "parent-watchdog");
-		watchdog.setDaemon(true);
-		watchdog.start();
+		ParentWatchdog.start();
 		new SpringApplicationBuilder(WorkerApplication.class).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
 			.run(args);

@@ -1,7 +1,5 @@
 package dev.delayedtasks.worker;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.time.Instant;
 
 import dev.delayedtasks.DelayedTaskListener;
@@ -52,19 +50,7 @@ public final class CrashTestWorker {
 	}
 
 	public static void main(String[] args) {
-		Thread watchdog = new Thread(() -> {
-			try (InputStream in = System.in) {
-				while (in.read() != -1) {
-					// the parent never writes; EOF means it is gone
-				}
-			}
-			catch (IOException ex) {
-				// exit below
-			}
-			Runtime.getRuntime().halt(3);
-		}, "parent-watchdog");
-		watchdog.setDaemon(true);
-		watchdog.start();
+		ParentWatchdog.start();
 		new SpringApplicationBuilder(WorkerApplication.class).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
 			.run(args);

@@ -1,7 +1,5 @@
 package dev.delayedtasks.worker;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.concurrent.CountDownLatch;
 
 import dev.delayedtasks.DelayedTaskScheduler;
@@ -36,19 +34,7 @@ public final class TrackingProducer {
 	}
 
 	public static void main(String[] args) throws InterruptedException {
-		Thread watchdog = new Thread(() -> {
-			try (InputStream in = System.in) {
-				while (in.read() != -1) {
-					// the parent never writes; EOF means it is gone
-				}
-			}
-			catch (IOException ex) {
-				// exit below
-			}
-			Runtime.getRuntime().halt(3);
-		}, "parent-watchdog");
-		watchdog.setDaemon(true);
-		watchdog.start();
+		ParentWatchdog.start();
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(ProducerApplication.class)
 			.web(WebApplicationType.NONE)
 			.logStartupInfo(false)
