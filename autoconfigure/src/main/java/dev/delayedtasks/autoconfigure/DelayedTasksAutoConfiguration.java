@@ -102,7 +102,7 @@ public final class DelayedTasksAutoConfiguration {
 		DelayedTasksProperties.Worker worker = properties.worker();
 		return StoreSettings.of(properties.keyPrefix(), worker.leaseDuration(), worker.reapGrace(),
 				worker.maxDeliveries(), properties.deadLetter().retention(), properties.deadLetter().maxCount(),
-				properties.deadLetter().keepExpired());
+				properties.deadLetter().keepExpired(), worker.timerTtl());
 	}
 
 	@Bean

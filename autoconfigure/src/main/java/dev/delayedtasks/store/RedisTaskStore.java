@@ -48,7 +48,8 @@ public final class RedisTaskStore implements TaskStore {
 				Integer.toString(this.settings.promoteLimit()), Integer.toString(this.settings.reapLimit()),
 				millis(this.settings.reapGrace()), Integer.toString(this.settings.fanoutBatch()),
 				Integer.toString(this.settings.maxDeliveries()), Integer.toString(max + 64),
-				Long.toString(this.settings.claimByteBudget()), this.settings.expiredToDeadLetters() ? "D" : "X");
+				Long.toString(this.settings.claimByteBudget()), this.settings.expiredToDeadLetters() ? "D" : "X",
+				millis(this.settings.timerRearmInterval()));
 		Reply reply = new Reply(this.scripts.run(Script.CLAIM, List.of(keys.sched(), keys.ready(), keys.lease(),
 				keys.dead(), keys.wake(), keys.tick(), keys.stats(), keys.meta()), args, queue, null));
 		int count = (int) reply.number(5);

@@ -14,7 +14,8 @@
 --   10 scanLimit (max hints popped in all, invalid ones included),
 --   11 byteBudget (stop adding items once the payload bytes reach it; at least one item is always returned),
 --   12 expiredTo ('D': a ready task past its expiry (field xa) becomes a dead letter with reason 'expired';
---   'X': it is deleted)
+--   'X': it is deleted),
+--   13 rearmMs (the timer owner promotes at least this often: a lease that ends later, grace included, needs no tick)
 -- Reply: {now, nextDue or -1, earliestLease or -1, more (0/1), paused (0/1), itemCount,
 --   expired (id, a, c and xa of each task it ended because it expired, space-separated) or '',
 --   then per item 9 fields: id, token, envelope, a, v (after increment), m, d, c, u or ''}
@@ -31,10 +32,11 @@ local base, nonce, expiredTo = ARGV[1], ARGV[4], ARGV[12]
 local n, leaseMs, promoteLimit, reapLimit, graceMs, fanoutBatch, maxDeliveries, scanLimit, byteBudget =
   int(ARGV[2]), int(ARGV[3]), int(ARGV[5]), int(ARGV[6]), int(ARGV[7]), int(ARGV[8]), int(ARGV[9]),
   int(ARGV[10]), int(ARGV[11])
+local rearmMs = int(ARGV[13])
 if not (#KEYS == 8 and n and n >= 0 and leaseMs and leaseMs > 0 and promoteLimit and promoteLimit >= 0
     and reapLimit and reapLimit >= 0 and graceMs and graceMs >= 0 and fanoutBatch and fanoutBatch >= 1
     and maxDeliveries and scanLimit and scanLimit >= 0 and byteBudget and nonce
-    and (expiredTo == 'D' or expiredTo == 'X')) then
+    and (expiredTo == 'D' or expiredTo == 'X') and rearmMs and rearmMs >= 0) then
   return redis.error_reply('ERR claim: bad KEYS/ARGV')
 end
 
@@ -124,7 +126,11 @@ if not paused then
   if skipped > 0 and ghosts > 0 then bump('ghost', -math.min(skipped, ghosts)) end
   if claimed > 0 then
     bump('claimed', claimed)
-    if leaseWasEmpty and redis.call('LLEN', tick) == 0 then redis.call('LPUSH', tick, 1) end
+    -- The first lease is a new earliest deadline, but the owner, which wakes at least every rearmMs, only needs to
+    -- hear of it when it would be reaped before then: otherwise the tick costs a promote call per trickled task.
+    if leaseWasEmpty and leaseMs + graceMs < rearmMs and redis.call('LLEN', tick) == 0 then
+      redis.call('LPUSH', tick, 1)
+    end
   end
   if pops > 0 and (claimed >= n or pops >= scanLimit) and redis.call('LLEN', ready) > 0 then more = true end
   fanout()

@@ -113,7 +113,8 @@ final class StoreFixture implements AutoCloseable {
 		DelayedTasksProperties defaults = new Binder(new MapConfigurationPropertySource()).bindOrCreate("delayed-tasks",
 				DelayedTasksProperties.class);
 		return StoreSettings.of(keyPrefix, leaseDuration, reapGrace, defaults.worker().maxDeliveries(),
-				defaults.deadLetter().retention(), defaults.deadLetter().maxCount());
+				defaults.deadLetter().retention(), defaults.deadLetter().maxCount(),
+				defaults.deadLetter().keepExpired(), defaults.worker().timerTtl());
 	}
 
 	PartitionKeys keys(String queue) {
