@@ -16,7 +16,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * Checks at startup that Redis will not evict tasks. An {@code allkeys-*} eviction policy
  * can delete any task when memory runs short, so the application refuses to start (or
  * warns, if configured so). A {@code volatile-*} policy only evicts keys with a TTL,
- * which here are helper keys (timer leases, unique slots, cancel markers): a warning.
+ * which here are helper keys (timer leases, unique slots, cancel markers) and outcome
+ * records (an evicted one loses a tracked task's outcome): a warning.
  * Where {@code INFO} is not permitted (some managed services), a warning says the check
  * could not run.
  *
@@ -74,7 +75,8 @@ public final class EvictionPolicyCheck {
 		}
 		else if (policy.startsWith("volatile-")) {
 			logger.warn("Redis's maxmemory-policy is " + policy + ": only keys with a TTL can be evicted, which for "
-					+ "delayed tasks are helper keys (timer leases, unique slots, cancel markers); prefer noeviction");
+					+ "delayed tasks are helper keys (timer leases, unique slots, cancel markers) and outcome records "
+					+ "(an evicted one loses a tracked task's outcome); prefer noeviction");
 		}
 	}
 
