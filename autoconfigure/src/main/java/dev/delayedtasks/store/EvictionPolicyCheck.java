@@ -17,9 +17,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * can delete any task when memory runs short, so the application refuses to start (or
  * warns, if configured so). A {@code volatile-*} policy only evicts keys with a TTL,
  * which here are helper keys (timer leases, unique slots, cancel markers) and outcome
- * records (an evicted one loses a tracked task's outcome): a warning.
- * Where {@code INFO} is not permitted (some managed services), a warning says the check
- * could not run.
+ * records (an evicted one loses a tracked task's outcome): a warning. Where {@code INFO}
+ * is not permitted (some managed services), a warning says the check could not run.
  *
  * @author delayed-tasks
  * @since 0.1.0
