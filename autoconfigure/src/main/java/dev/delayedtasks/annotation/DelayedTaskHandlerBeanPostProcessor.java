@@ -2,11 +2,7 @@ package dev.delayedtasks.annotation;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.Names;
@@ -15,19 +11,9 @@ import dev.delayedtasks.worker.HandlerEndpoint;
 import dev.delayedtasks.worker.HandlerMethod;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.aop.support.AopUtils;
-import org.springframework.beans.BeansException;
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.BeanInitializationException;
-import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
-import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.boot.convert.DurationStyle;
-import org.springframework.core.MethodIntrospector;
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.util.StringUtils;
 
@@ -46,58 +32,20 @@ import org.springframework.util.StringUtils;
  * @since 0.1.0
  */
 public final class DelayedTaskHandlerBeanPostProcessor
-		implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware {
+		extends AbstractAnnotatedMethodPostProcessor<DelayedTaskHandler, HandlerEndpoint> {
 
-	private final Set<Class<?>> classesWithoutHandlers = ConcurrentHashMap.newKeySet();
-
-	private final List<HandlerEndpoint> endpoints = new ArrayList<>();
-
-	private @Nullable ConfigurableBeanFactory beanFactory;
-
-	private @Nullable EmbeddedValueResolver resolver;
-
-	@Override
-	public void setBeanFactory(BeanFactory beanFactory) {
-		if (beanFactory instanceof ConfigurableBeanFactory configurable) {
-			this.beanFactory = configurable;
-			this.resolver = new EmbeddedValueResolver(configurable);
-		}
+	/**
+	 * Create the post-processor.
+	 */
+	public DelayedTaskHandlerBeanPostProcessor() {
+		super(DelayedTaskHandler.class);
 	}
 
 	@Override
-	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
-		Class<?> targetClass = AopUtils.getTargetClass(bean);
-		if (this.classesWithoutHandlers.contains(targetClass)
-				|| !AnnotationUtils.isCandidateClass(targetClass, DelayedTaskHandler.class)) {
-			return bean;
-		}
-		Map<Method, DelayedTaskHandler> methods = MethodIntrospector.selectMethods(targetClass,
-				(MethodIntrospector.MetadataLookup<DelayedTaskHandler>) (method) -> AnnotatedElementUtils
-					.findMergedAnnotation(method, DelayedTaskHandler.class));
-		if (methods.isEmpty()) {
-			this.classesWithoutHandlers.add(targetClass);
-			return bean;
-		}
-		methods.forEach((method, annotation) -> {
-			HandlerEndpoint endpoint = endpoint(bean, beanName, method, annotation);
-			synchronized (this.endpoints) {
-				this.endpoints.add(endpoint);
-			}
-		});
-		return bean;
-	}
-
-	@Override
-	public void afterSingletonsInstantiated() {
-		if (this.beanFactory == null) {
-			return;
-		}
-		DelayedTaskHandlerRegistry registry = this.beanFactory.getBean(DelayedTaskHandlerRegistry.BEAN_NAME,
+	void register(ConfigurableBeanFactory beanFactory, List<HandlerEndpoint> endpoints) {
+		DelayedTaskHandlerRegistry registry = beanFactory.getBean(DelayedTaskHandlerRegistry.BEAN_NAME,
 				DelayedTaskHandlerRegistry.class);
-		synchronized (this.endpoints) {
-			this.endpoints.forEach(registry::register);
-			this.endpoints.clear();
-		}
+		endpoints.forEach(registry::register);
 	}
 
 	/**
@@ -111,7 +59,8 @@ public final class DelayedTaskHandlerBeanPostProcessor
 	 * @param annotation the annotation on it
 	 * @return the handler's endpoint
 	 */
-	private HandlerEndpoint endpoint(Object bean, String beanName, Method method, DelayedTaskHandler annotation) {
+	@Override
+	HandlerEndpoint read(Object bean, String beanName, Method method, DelayedTaskHandler annotation) {
 		String where = "@DelayedTaskHandler on " + beanName + "#" + method.getName() + ": ";
 		HandlerMethod handlerMethod;
 		try {
@@ -180,14 +129,15 @@ public final class DelayedTaskHandlerBeanPostProcessor
 	}
 
 	private void checkRetryPolicyBean(String where, String name) {
-		if (this.beanFactory == null || !this.beanFactory.containsBean(name)) {
+		ConfigurableBeanFactory beanFactory = beanFactory();
+		if (beanFactory == null || !beanFactory.containsBean(name)) {
 			throw new BeanInitializationException(where + "retryPolicy names the bean '" + name
 					+ "', but there is no such bean: declare a RetryPolicy bean with that name");
 		}
 		// By type, without creating the bean: it may be declared by the bean being
 		// post-processed, which cannot produce beans yet.
-		if (!this.beanFactory.isTypeMatch(name, RetryPolicy.class)) {
-			Class<?> type = this.beanFactory.getType(name);
+		if (!beanFactory.isTypeMatch(name, RetryPolicy.class)) {
+			Class<?> type = beanFactory.getType(name);
 			throw new BeanInitializationException(where + "retryPolicy names the bean '" + name + "', which is a "
 					+ ((type != null) ? type.getName() : "bean of unknown type")
 					+ ", not an org.springframework.core.retry.RetryPolicy");
@@ -203,14 +153,6 @@ public final class DelayedTaskHandlerBeanPostProcessor
 			return false;
 		}
 		throw new BeanInitializationException(where + "autoStartup '" + value + "' must be true or false");
-	}
-
-	private String resolve(String value) {
-		if (this.resolver == null || !StringUtils.hasText(value)) {
-			return value;
-		}
-		String resolved = this.resolver.resolveStringValue(value);
-		return (resolved != null) ? resolved : "";
 	}
 
 }
