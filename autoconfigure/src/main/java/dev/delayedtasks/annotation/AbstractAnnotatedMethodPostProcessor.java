@@ -88,10 +88,13 @@ abstract class AbstractAnnotatedMethodPostProcessor<A extends Annotation, D>
 		if (this.beanFactory == null) {
 			return;
 		}
+		List<D> found;
 		synchronized (this.declarations) {
-			register(this.beanFactory, List.copyOf(this.declarations));
+			found = List.copyOf(this.declarations);
 			this.declarations.clear();
 		}
+		// Outside the lock: registering creates beans, which may run this post-processor.
+		register(this.beanFactory, found);
 	}
 
 	/**
