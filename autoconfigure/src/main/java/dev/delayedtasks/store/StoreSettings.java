@@ -181,12 +181,12 @@ public record StoreSettings(String keyPrefix, Duration leaseDuration, Duration r
 	}
 
 	/**
-	 * The longest a timer owner waits between two promotions with nothing due: a third of
-	 * the timer lease, as it renews the lease that often.
+	 * The longest a timer owner waits between two promotions with nothing due.
 	 * @return the interval
+	 * @see TimerTick#rearmInterval(Duration)
 	 */
 	public Duration timerRearmInterval() {
-		return this.timerTtl.dividedBy(3);
+		return TimerTick.rearmInterval(this.timerTtl);
 	}
 
 	/**

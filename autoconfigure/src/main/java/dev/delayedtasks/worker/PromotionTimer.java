@@ -208,7 +208,7 @@ final class PromotionTimer {
 		if (tick.more()) {
 			return 0;
 		}
-		long renew = this.ttl.toMillis() / 3;
+		long renew = TimerTick.rearmInterval(this.ttl).toMillis();
 		long next = Long.MAX_VALUE;
 		if (tick.nextDueMs() >= 0) {
 			next = tick.nextDueMs();
