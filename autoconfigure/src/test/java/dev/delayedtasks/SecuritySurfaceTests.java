@@ -75,7 +75,7 @@ class SecuritySurfaceTests {
 		assertThat(modules(root)).containsAll(EXPECTED_MODULES);
 		List<Path> sources = mainSources(root);
 		assertThat(sources).extracting((file) -> root.relativize(file).toString().replace('\\', '/'))
-			.contains("autoconfigure/src/main/java/dev/delayedtasks/store/PayloadCodec.java",
+			.contains("autoconfigure/src/main/java/dev/delayedtasks/internal/store/codec/PayloadCodec.java",
 					"sample-app/src/main/java/dev/delayedtasks/sample/SampleApplication.java",
 					"test-support/src/main/java/dev/delayedtasks/test/RedisServers.java",
 					"benchmarks/src/main/java/dev/delayedtasks/benchmarks/BenchmarkApplication.java",

@@ -11,8 +11,10 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.delayedtasks.recurring.RecurringSnapshot;
-import dev.delayedtasks.store.QueueStats;
+import dev.delayedtasks.internal.actuate.QueueSnapshots;
+import dev.delayedtasks.internal.actuate.ReportedQueues;
+import dev.delayedtasks.internal.recurring.RecurringSnapshot;
+import dev.delayedtasks.internal.store.QueueStats;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.HandlerContainer;
 import org.jspecify.annotations.Nullable;

@@ -1,6 +1,6 @@
 package dev.delayedtasks.actuate;
 
-import dev.delayedtasks.recurring.RecurringEvents;
+import dev.delayedtasks.internal.recurring.RecurringEvents;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 

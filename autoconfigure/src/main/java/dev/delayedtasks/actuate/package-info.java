@@ -5,10 +5,10 @@
  * <p>
  * The endpoint, its web extension, the health indicator and the metrics are public so
  * that an application can replace their beans; their constructors are internal.
- * {@link dev.delayedtasks.actuate.QueueSnapshots},
- * {@link dev.delayedtasks.actuate.ReportedQueues},
- * {@link dev.delayedtasks.actuate.BoundedQueueTags} and
- * {@link dev.delayedtasks.actuate.CorruptDataReporter} are internal.
+ * {@link dev.delayedtasks.internal.actuate.QueueSnapshots},
+ * {@link dev.delayedtasks.internal.actuate.ReportedQueues},
+ * {@link dev.delayedtasks.internal.actuate.BoundedQueueTags} and
+ * {@link dev.delayedtasks.internal.actuate.CorruptDataReporter} are internal.
  */
 @NullMarked
 package dev.delayedtasks.actuate;

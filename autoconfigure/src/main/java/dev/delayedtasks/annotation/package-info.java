@@ -1,7 +1,7 @@
 /**
  * The {@link dev.delayedtasks.annotation.DelayedTaskHandler} and
- * {@link dev.delayedtasks.annotation.Recurring} annotations, application API, and the
- * post-processors that find them, which are internal.
+ * {@link dev.delayedtasks.annotation.Recurring} annotations. The post-processors that find
+ * them live in {@code dev.delayedtasks.internal.annotation}.
  */
 @NullMarked
 package dev.delayedtasks.annotation;

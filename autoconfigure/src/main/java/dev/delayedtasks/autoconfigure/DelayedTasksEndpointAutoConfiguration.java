@@ -8,11 +8,11 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint;
 import dev.delayedtasks.actuate.DelayedTasksEndpointWebExtension;
-import dev.delayedtasks.actuate.ReportedQueues;
-import dev.delayedtasks.store.QueueIndex;
-import dev.delayedtasks.store.RedisQueueStats;
+import dev.delayedtasks.internal.actuate.ReportedQueues;
+import dev.delayedtasks.internal.store.QueueIndex;
+import dev.delayedtasks.internal.store.RedisQueueStats;
+import dev.delayedtasks.internal.worker.HandlerEndpoint;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
-import dev.delayedtasks.worker.HandlerEndpoint;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;

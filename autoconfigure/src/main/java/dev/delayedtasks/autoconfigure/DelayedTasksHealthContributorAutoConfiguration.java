@@ -1,8 +1,8 @@
 package dev.delayedtasks.autoconfigure;
 
 import dev.delayedtasks.actuate.DelayedTasksHealthIndicator;
-import dev.delayedtasks.actuate.QueueSnapshots;
-import dev.delayedtasks.recurring.RecurringSnapshot;
+import dev.delayedtasks.internal.actuate.QueueSnapshots;
+import dev.delayedtasks.internal.recurring.RecurringSnapshot;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

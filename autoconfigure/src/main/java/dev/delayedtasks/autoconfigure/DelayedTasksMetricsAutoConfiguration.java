@@ -2,14 +2,14 @@ package dev.delayedtasks.autoconfigure;
 
 import java.util.function.Function;
 
-import dev.delayedtasks.actuate.BoundedQueueTags;
 import dev.delayedtasks.actuate.DelayedTaskMetrics;
 import dev.delayedtasks.actuate.ProducerBufferMetrics;
-import dev.delayedtasks.actuate.QueueSnapshots;
 import dev.delayedtasks.actuate.RecurringMetrics;
-import dev.delayedtasks.store.RedisDelayedTaskScheduler;
+import dev.delayedtasks.internal.actuate.BoundedQueueTags;
+import dev.delayedtasks.internal.actuate.QueueSnapshots;
+import dev.delayedtasks.internal.producer.RedisDelayedTaskScheduler;
+import dev.delayedtasks.internal.worker.HandlerEndpoint;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
-import dev.delayedtasks.worker.HandlerEndpoint;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -1,16 +1,16 @@
 package dev.delayedtasks.autoconfigure;
 
 import dev.delayedtasks.RecurringTasks;
-import dev.delayedtasks.annotation.RecurringAnnotationBeanPostProcessor;
-import dev.delayedtasks.recurring.RecurringDeclarations;
-import dev.delayedtasks.recurring.RecurringEvents;
-import dev.delayedtasks.recurring.RecurringScheduleRegistrar;
-import dev.delayedtasks.recurring.RecurringSnapshot;
-import dev.delayedtasks.recurring.RedisRecurringTasks;
-import dev.delayedtasks.store.PayloadCodec;
-import dev.delayedtasks.store.QueueIndex;
-import dev.delayedtasks.store.StoreScripts;
-import dev.delayedtasks.store.StoreSettings;
+import dev.delayedtasks.internal.annotation.RecurringAnnotationBeanPostProcessor;
+import dev.delayedtasks.internal.recurring.RecurringDeclarations;
+import dev.delayedtasks.internal.recurring.RecurringEvents;
+import dev.delayedtasks.internal.recurring.RecurringScheduleRegistrar;
+import dev.delayedtasks.internal.recurring.RecurringSnapshot;
+import dev.delayedtasks.internal.recurring.RedisRecurringTasks;
+import dev.delayedtasks.internal.store.QueueIndex;
+import dev.delayedtasks.internal.store.StoreSettings;
+import dev.delayedtasks.internal.store.codec.PayloadCodec;
+import dev.delayedtasks.internal.store.script.StoreScripts;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -9,8 +9,8 @@ import java.util.Set;
 
 import dev.delayedtasks.MisfirePolicy;
 import dev.delayedtasks.OverlapPolicy;
-import dev.delayedtasks.recurring.RecurringDeclarations.Declared;
-import dev.delayedtasks.recurring.ScheduleDeclaration;
+import dev.delayedtasks.internal.recurring.RecurringDeclarations.Declared;
+import dev.delayedtasks.internal.recurring.ScheduleDeclaration;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;

@@ -4,13 +4,13 @@ import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
-import dev.delayedtasks.actuate.CorruptDataReporter;
-import dev.delayedtasks.actuate.QueueSnapshots;
-import dev.delayedtasks.actuate.ReportedQueues;
-import dev.delayedtasks.store.QueueIndex;
-import dev.delayedtasks.store.RedisQueueStats;
+import dev.delayedtasks.internal.actuate.CorruptDataReporter;
+import dev.delayedtasks.internal.actuate.QueueSnapshots;
+import dev.delayedtasks.internal.actuate.ReportedQueues;
+import dev.delayedtasks.internal.store.QueueIndex;
+import dev.delayedtasks.internal.store.RedisQueueStats;
+import dev.delayedtasks.internal.worker.HandlerEndpoint;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
-import dev.delayedtasks.worker.HandlerEndpoint;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -8,6 +8,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.delayedtasks.internal.worker.HandlerContainerFactory;
+import dev.delayedtasks.internal.worker.HandlerEndpoint;
+import dev.delayedtasks.internal.worker.QueueWorker;
+
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.context.SmartLifecycle;
 

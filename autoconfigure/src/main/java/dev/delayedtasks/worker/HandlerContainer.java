@@ -2,6 +2,7 @@ package dev.delayedtasks.worker;
 
 import java.time.Duration;
 
+import dev.delayedtasks.internal.worker.HandlerContainerFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.retry.RetryPolicy;

@@ -7,8 +7,9 @@ import java.util.Set;
 
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
-import dev.delayedtasks.store.QueueIndex;
-import dev.delayedtasks.store.RedisQueueStats;
+import dev.delayedtasks.internal.actuate.QueueSnapshots;
+import dev.delayedtasks.internal.store.QueueIndex;
+import dev.delayedtasks.internal.store.RedisQueueStats;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 

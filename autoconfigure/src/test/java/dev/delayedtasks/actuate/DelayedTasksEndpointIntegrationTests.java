@@ -26,7 +26,7 @@ import dev.delayedtasks.actuate.DelayedTasksEndpointWebExtension.RefusalDescript
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.autoconfigure.DelayedTasksEndpointAutoConfiguration;
-import dev.delayedtasks.store.PartitionKeys;
+import dev.delayedtasks.internal.store.PartitionKeys;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.jspecify.annotations.Nullable;

@@ -5,7 +5,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-import dev.delayedtasks.store.QueueStats;
+import dev.delayedtasks.internal.actuate.QueueSnapshots;
+import dev.delayedtasks.internal.actuate.ReportedQueues;
+import dev.delayedtasks.internal.store.QueueStats;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.HandlerContainer;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,7 +1,7 @@
 package dev.delayedtasks.autoconfigure;
 
 import dev.delayedtasks.DelayedTaskScheduler;
-import dev.delayedtasks.store.TaskStore;
+import dev.delayedtasks.internal.store.TaskStore;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

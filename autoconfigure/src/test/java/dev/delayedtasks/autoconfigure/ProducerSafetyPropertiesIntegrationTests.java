@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.InvalidTaskRequestException;
-import dev.delayedtasks.store.QueueDeclarations;
+import dev.delayedtasks.internal.producer.QueueDeclarations;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.Test;

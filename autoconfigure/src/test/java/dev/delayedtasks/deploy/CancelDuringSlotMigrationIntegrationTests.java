@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
 
-import dev.delayedtasks.store.PartitionKeys;
-import dev.delayedtasks.store.Script;
-import dev.delayedtasks.store.StoreScripts;
+import dev.delayedtasks.internal.store.PartitionKeys;
+import dev.delayedtasks.internal.store.script.Script;
+import dev.delayedtasks.internal.store.script.StoreScripts;
 import dev.delayedtasks.test.RedisCluster;
 import dev.delayedtasks.test.RedisProcess;
 import dev.delayedtasks.test.TestRedis;

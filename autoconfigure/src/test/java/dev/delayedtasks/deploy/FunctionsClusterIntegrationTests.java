@@ -9,7 +9,7 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.deploy.AclIntegrationTests.Job;
-import dev.delayedtasks.store.FunctionLibrary;
+import dev.delayedtasks.internal.store.script.FunctionLibrary;
 import dev.delayedtasks.test.RedisCluster;
 import dev.delayedtasks.test.RedisProcess;
 import dev.delayedtasks.test.TestRedis;

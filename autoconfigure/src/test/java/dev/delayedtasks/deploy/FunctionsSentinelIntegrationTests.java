@@ -6,7 +6,7 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.deploy.DeployHandlers.Command;
-import dev.delayedtasks.store.FunctionLibrary;
+import dev.delayedtasks.internal.store.script.FunctionLibrary;
 import dev.delayedtasks.test.RedisProcess;
 import dev.delayedtasks.test.RedisSentinels;
 import dev.delayedtasks.test.TestRedis;

@@ -7,8 +7,8 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import dev.delayedtasks.store.Script;
-import dev.delayedtasks.store.StoreScripts;
+import dev.delayedtasks.internal.store.script.Script;
+import dev.delayedtasks.internal.store.script.StoreScripts;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

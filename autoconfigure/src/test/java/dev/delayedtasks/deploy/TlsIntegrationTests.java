@@ -16,10 +16,10 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.internal.worker.BlockingConnections;
+import dev.delayedtasks.internal.worker.BlockingConnections.BlockingConnection;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
-import dev.delayedtasks.worker.BlockingConnections;
-import dev.delayedtasks.worker.BlockingConnections.BlockingConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

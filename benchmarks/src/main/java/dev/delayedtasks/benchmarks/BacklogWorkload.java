@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.delayedtasks.TaskRequest;
-import dev.delayedtasks.store.QueueStats;
+import dev.delayedtasks.internal.store.QueueStats;
 
 import org.springframework.core.annotation.Order;
 import org.springframework.stereotype.Component;

@@ -10,8 +10,8 @@ import java.util.function.ToLongFunction;
 
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
-import dev.delayedtasks.store.PartitionKeys;
-import dev.delayedtasks.store.QueueStats;
+import dev.delayedtasks.internal.store.PartitionKeys;
+import dev.delayedtasks.internal.store.QueueStats;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.annotation.Order;

@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 
 import dev.delayedtasks.TaskId;
-import dev.delayedtasks.store.PartitionKeys;
-import dev.delayedtasks.store.Script;
-import dev.delayedtasks.store.StoreScripts;
+import dev.delayedtasks.internal.store.PartitionKeys;
+import dev.delayedtasks.internal.store.script.Script;
+import dev.delayedtasks.internal.store.script.StoreScripts;
 
 import org.springframework.core.annotation.Order;
 import org.springframework.data.redis.core.RedisCallback;

@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 
-import dev.delayedtasks.store.PartitionKeys;
-import dev.delayedtasks.store.QueueStats;
-import dev.delayedtasks.store.RedisQueueStats;
-import dev.delayedtasks.store.StoreSettings;
+import dev.delayedtasks.internal.store.PartitionKeys;
+import dev.delayedtasks.internal.store.QueueStats;
+import dev.delayedtasks.internal.store.RedisQueueStats;
+import dev.delayedtasks.internal.store.StoreSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;

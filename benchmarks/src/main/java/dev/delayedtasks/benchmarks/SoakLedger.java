@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.delayedtasks.TaskContext;
-import dev.delayedtasks.store.StoreSettings;
+import dev.delayedtasks.internal.store.StoreSettings;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;

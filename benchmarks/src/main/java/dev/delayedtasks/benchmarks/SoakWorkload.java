@@ -16,8 +16,8 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskState;
 import dev.delayedtasks.benchmarks.SoakPlan.Cancel;
 import dev.delayedtasks.benchmarks.SoakPlan.PlannedTask;
-import dev.delayedtasks.store.QueueCounter;
-import dev.delayedtasks.store.QueueStats;
+import dev.delayedtasks.internal.store.QueueCounter;
+import dev.delayedtasks.internal.store.QueueStats;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

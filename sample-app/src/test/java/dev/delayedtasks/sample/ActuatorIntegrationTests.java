@@ -15,7 +15,7 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
-import dev.delayedtasks.store.PartitionKeys;
+import dev.delayedtasks.internal.store.PartitionKeys;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.jspecify.annotations.Nullable;

@@ -1,6 +1,6 @@
 package dev.delayedtasks.testing;
 
-import dev.delayedtasks.store.StoreScripts;
+import dev.delayedtasks.internal.store.script.StoreScripts;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 

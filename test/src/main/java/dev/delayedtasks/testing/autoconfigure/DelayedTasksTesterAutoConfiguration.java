@@ -7,7 +7,7 @@ import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
-import dev.delayedtasks.store.StoreSettings;
+import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.testing.DelayedTasksTester;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.HandlerContainer;

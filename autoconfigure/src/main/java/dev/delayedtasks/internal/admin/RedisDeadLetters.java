@@ -1,0 +1,324 @@
+package dev.delayedtasks.internal.admin;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import dev.delayedtasks.DeadLetter;
+import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.FailureReason;
+import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.Names;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskStoreException;
+import dev.delayedtasks.internal.store.DeadLetterListing;
+import dev.delayedtasks.internal.store.PartitionKeys;
+import dev.delayedtasks.internal.store.RedisTaskStore;
+import dev.delayedtasks.internal.store.StoreSettings;
+import dev.delayedtasks.internal.store.TaskRecords;
+import dev.delayedtasks.internal.store.TaskRecords.ErrorRecord;
+import dev.delayedtasks.internal.store.script.Reply;
+import dev.delayedtasks.internal.store.script.Script;
+import dev.delayedtasks.internal.store.script.StoreScripts;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.NestedExceptionUtils;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisPipelineException;
+import org.springframework.data.redis.core.RedisOperations;
+import org.springframework.data.redis.core.SessionCallback;
+import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
+
+/**
+ * {@link DeadLetters} on Redis: listing reads the {@code dead} set and each task's error
+ * record in one pipeline, passing over members that are not task ids; redrive and purge
+ * run their scripts in bounded batches.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class RedisDeadLetters implements DeadLetters {
+
+	private static final Log logger = LogFactory.getLog(RedisDeadLetters.class);
+
+	private static final int BATCH = 500;
+
+	/**
+	 * The most members that are not task ids a listing reads past before it returns what
+	 * it has.
+	 */
+	static final int MAX_PASSED_OVER = 1000;
+
+	private static final Duration REPORT_INTERVAL = Duration.ofMinutes(1);
+
+	/** When members that are not task ids were last reported, by queue. */
+	private final Map<String, Long> unreadableReportedAt = new ConcurrentHashMap<>();
+
+	private final StoreScripts scripts;
+
+	private final StoreSettings settings;
+
+	/**
+	 * Create the dead letters.
+	 * @param scripts the scripts
+	 * @param settings limits and durations
+	 */
+	public RedisDeadLetters(StoreScripts scripts, StoreSettings settings) {
+		this.scripts = scripts;
+		this.settings = settings;
+	}
+
+	@Override
+	public List<DeadLetter> list(String queue, int limit) {
+		return listing(queue, limit).letters();
+	}
+
+	/**
+	 * The newest dead letters of a queue, newest first, and how many members of its dead
+	 * set were passed over because no {@link TaskId} can hold them (written into Redis by
+	 * something else than this library). Such members never make the listing fail: they
+	 * are skipped, counted, and reported in a log line at most once a minute per queue.
+	 * @param queue the queue
+	 * @param limit the most dead letters to return
+	 * @return the dead letters and the count of members passed over
+	 */
+	public DeadLetterListing listing(String queue, int limit) {
+		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		if (limit <= 0) {
+			return new DeadLetterListing(List.of(), 0);
+		}
+		try {
+			List<TypedTuple<String>> ordered = new ArrayList<>();
+			int unreadable = newest(keys, limit, ordered);
+			if (unreadable > 0) {
+				reportUnreadable(queue, unreadable);
+			}
+			if (ordered.isEmpty()) {
+				return new DeadLetterListing(List.of(), unreadable);
+			}
+			List<Object> details;
+			try {
+				details = readDetails(keys, ordered);
+			}
+			catch (RedisPipelineException ex) {
+				// A corrupt dead letter whose task key is not a hash fails its HGET, and
+				// so the pipeline: read one by one, so it cannot hide the others.
+				details = new ArrayList<>(2 * ordered.size());
+				for (TypedTuple<String> entry : ordered) {
+					details.add(readQuietly(
+							() -> this.scripts.template().opsForHash().get(keys.task(entry.getValue()), "a")));
+					details.add(
+							readQuietly(() -> this.scripts.template().opsForValue().get(keys.error(entry.getValue()))));
+				}
+			}
+			List<DeadLetter> letters = new ArrayList<>(ordered.size());
+			for (int i = 0; i < ordered.size(); i++) {
+				TypedTuple<String> entry = ordered.get(i);
+				ErrorRecord error = TaskRecords.parse((String) details.get(2 * i + 1));
+				letters.add(new DeadLetter(TaskId.of(entry.getValue()), queue,
+						(error != null) ? error.reason() : FailureReason.UNKNOWN.value(),
+						(error != null) ? error.exceptionType() : "", (error != null) ? error.message() : "",
+						(int) TaskRecords.number(details.get(2 * i)),
+						Instant.ofEpochMilli(entry.getScore().longValue()), (error != null) ? error.stackTrace() : ""));
+			}
+			return new DeadLetterListing(letters, unreadable);
+		}
+		catch (DataAccessException ex) {
+			throw new TaskStoreException(
+					"Redis failed to list the dead letters of queue '" + queue + "': " + ex.getMessage(), null, ex);
+		}
+	}
+
+	/**
+	 * Collect the newest {@code limit} members that are task ids, reading on past the
+	 * ones that are not, but never more than {@link #MAX_PASSED_OVER} of those.
+	 * @param keys the partition's keys
+	 * @param limit how many to collect
+	 * @param ordered where to add them, newest first
+	 * @return how many members were passed over
+	 */
+	private int newest(PartitionKeys keys, int limit, List<TypedTuple<String>> ordered) {
+		int unreadable = 0;
+		long offset = 0;
+		while (ordered.size() < limit && unreadable < MAX_PASSED_OVER) {
+			// Read more at a time the more members turn out to be unreadable.
+			long count = Math.max(limit - ordered.size(), unreadable);
+			Set<TypedTuple<String>> entries = this.scripts.template()
+				.opsForZSet()
+				.reverseRangeWithScores(keys.dead(), offset, offset + count - 1);
+			if (entries == null || entries.isEmpty()) {
+				break;
+			}
+			for (TypedTuple<String> entry : entries) {
+				if (ordered.size() == limit) {
+					break;
+				}
+				if (idOf(entry.getValue()) != null) {
+					ordered.add(entry);
+				}
+				else {
+					unreadable++;
+				}
+			}
+			offset += entries.size();
+			if (entries.size() < count) {
+				break;
+			}
+		}
+		return unreadable;
+	}
+
+	private void reportUnreadable(String queue, int unreadable) {
+		long now = System.nanoTime();
+		Long last = this.unreadableReportedAt.get(queue);
+		if (last != null && now - last < REPORT_INTERVAL.toNanos()) {
+			return;
+		}
+		this.unreadableReportedAt.put(queue, now);
+		// The members themselves are not logged: they can hold anything.
+		logger.warn(unreadable + " member(s) of the dead letters of queue '" + queue
+				+ "' are not task ids and were left out of a listing; they were not written by delayed-tasks, "
+				+ "and purging the queue's dead letters removes them");
+	}
+
+	/**
+	 * The id of a dead letter, or {@code null} when it breaks the id rule: claim
+	 * dead-letters such a task as corrupt, and one of them must not make the whole list
+	 * fail. It cannot be named by a {@link TaskId}, so purging or trimming removes it.
+	 * @param value a member of the dead-letter ZSET
+	 * @return its id, or {@code null}
+	 */
+	private static @Nullable TaskId idOf(String value) {
+		try {
+			return TaskId.of(value);
+		}
+		catch (InvalidTaskRequestException ex) {
+			return null;
+		}
+	}
+
+	private List<Object> readDetails(PartitionKeys keys, List<TypedTuple<String>> ordered) {
+		// A SessionCallback: the connection a RedisCallback gets is a proxy that is not a
+		// StringRedisConnection, so casting it fails.
+		return this.scripts.template().executePipelined(new SessionCallback<Object>() {
+
+			@Override
+			@SuppressWarnings("unchecked")
+			public <K, V> Object execute(RedisOperations<K, V> operations) {
+				RedisOperations<String, String> strings = (RedisOperations<String, String>) operations;
+				for (TypedTuple<String> entry : ordered) {
+					strings.opsForHash().get(keys.task(entry.getValue()), "a");
+					strings.opsForValue().get(keys.error(entry.getValue()));
+				}
+				return null;
+			}
+
+		});
+	}
+
+	private static @Nullable Object readQuietly(Supplier<@Nullable Object> read) {
+		try {
+			return read.get();
+		}
+		catch (RedisSystemException ex) {
+			Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
+			if (cause.getMessage() != null && cause.getMessage().startsWith("WRONGTYPE")) {
+				return null; // the entry is corrupt, which its error record says
+			}
+			throw ex;
+		}
+	}
+
+	@Override
+	public long count(String queue) {
+		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		try {
+			Long count = this.scripts.template().opsForZSet().zCard(keys.dead());
+			return (count != null) ? count : 0;
+		}
+		catch (DataAccessException ex) {
+			throw new TaskStoreException(
+					"Redis failed to count the dead letters of queue '" + queue + "': " + ex.getMessage(), null, ex);
+		}
+	}
+
+	@Override
+	public boolean redrive(String queue, TaskId id) {
+		return redrive(queue, id.value(), 0).number(1) == 1;
+	}
+
+	@Override
+	public long redriveAll(String queue) {
+		long moved = 0;
+		long offset = 0;
+		while (true) {
+			Reply reply = redrive(queue, "", offset);
+			moved += reply.number(1);
+			offset += reply.number(2);
+			if (reply.number(1) + reply.number(2) == 0) {
+				return moved;
+			}
+		}
+	}
+
+	private Reply redrive(String queue, String id, long offset) {
+		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		return new Reply(this.scripts.run(Script.REDRIVE, List.of(keys.dead(), keys.ready(), keys.wake(), keys.stats()),
+				List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()), Integer.toString(BATCH),
+						Long.toString(offset), id),
+				queue, id.isEmpty() ? null : id));
+	}
+
+	@Override
+	public long purge(String queue) {
+		return runPurge(queue, "all", BATCH, Integer.MAX_VALUE);
+	}
+
+	/**
+	 * Delete the dead letters of a queue that are over the configured age or count.
+	 * @param queue the queue
+	 * @return how many were deleted
+	 */
+	public long trim(String queue) {
+		return runPurge(queue, "trim", BATCH, Integer.MAX_VALUE);
+	}
+
+	/**
+	 * Delete the dead letters of a queue that are over the configured age or count, with
+	 * bounded work: at most {@code maxCalls} script calls of at most
+	 * {@link StoreSettings#trimLimit()} deletions each. What is left over stays for the
+	 * next call.
+	 * @param queue the queue
+	 * @param maxCalls the most script calls
+	 * @return how many were deleted
+	 */
+	public long trim(String queue, int maxCalls) {
+		return runPurge(queue, "trim", this.settings.trimLimit(), maxCalls);
+	}
+
+	private long runPurge(String queue, String mode, int limit, int maxCalls) {
+		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		long deleted = 0;
+		for (int call = 0; call < maxCalls; call++) {
+			Reply reply = new Reply(this.scripts.run(Script.PURGE, List.of(keys.dead(), keys.stats()),
+					List.of(keys.base(), mode, Integer.toString(limit),
+							RedisTaskStore.millis(this.settings.deadLetterMaxAge()),
+							Integer.toString(this.settings.deadLetterMaxCount())),
+					queue, null));
+			deleted += reply.number(1);
+			if (limit <= 0 || reply.number(1) < limit) {
+				break;
+			}
+		}
+		return deleted;
+	}
+
+}

@@ -1,0 +1,484 @@
+package dev.delayedtasks.internal.producer;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+
+import dev.delayedtasks.ScheduleResult;
+import dev.delayedtasks.TaskStoreException;
+import dev.delayedtasks.internal.store.EnqueueCall;
+import dev.delayedtasks.internal.store.PreparedTask;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Stores tasks without blocking the caller: each queue has a lane with at most one
+ * {@code enqueue} call in flight on the reactive connection, and what callers submit
+ * while it is in flight waits in the lane and goes out in the next call, as many tasks
+ * per call as the batch limits allow. A lone, slow caller gets one call per task; a busy
+ * one gets calls of many tasks, so Redis runs one script call per batch instead of one
+ * per task. Each task's future completes with its own outcome. A task's delay counts from
+ * its submission: the time it waited in the lane is taken off before it is sent.
+ * <p>
+ * When Redis fails a call, the tasks waiting behind it fail with it (none waits for a
+ * further command timeout per batch), unless the {@link OutageBuffer} is enabled and
+ * Redis was unreachable ({@link RedisOutages}): then the call's tasks go back to the head
+ * of the lane, the lane sends them again after a short pause (100 ms, doubling up to 1 s)
+ * until Redis answers, and tasks submitted meanwhile wait behind them, in order. A held
+ * task fails once it has waited {@code maxWait}; a submission fails at once while
+ * {@code maxTasks} tasks are accepted and not yet stored. A call that timed out may still
+ * have run: sent again, its tasks come back as existing (the script is idempotent on the
+ * task id).
+ * <p>
+ * The next call of a lane is sent from the thread that completed the previous one (a
+ * Redis I/O thread) or from a timer: everything it does there is encoding bytes already
+ * prepared, never blocking.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+final class AsyncEnqueue {
+
+	private static final Log logger = LogFactory.getLog(AsyncEnqueue.class);
+
+	/** Queues with a lane; past that, every call is sent on its own, never held. */
+	private static final int MAX_LANES = 1024;
+
+	private static final long FIRST_RETRY_MILLIS = 100;
+
+	private static final long LAST_RETRY_MILLIS = 1000;
+
+	private final Sender sender;
+
+	private final BiConsumer<String, ScheduleResult> onStored;
+
+	private final int batchSize;
+
+	private final long batchBytes;
+
+	private final OutageBuffer buffer;
+
+	private final Scheduler timers;
+
+	/** Tasks accepted and not yet stored or failed, in every lane. */
+	private final AtomicInteger accepted = new AtomicInteger();
+
+	private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
+
+	/**
+	 * Create the lanes.
+	 * @param sender sends one call
+	 * @param onStored told of each stored task before its future completes
+	 * @param batchSize the most tasks per call
+	 * @param batchBytes the most envelope bytes per call (a larger task goes alone)
+	 * @param buffer whether and how tasks are held while Redis is unreachable
+	 * @param timers runs the retries and the expiry of held tasks
+	 */
+	AsyncEnqueue(Sender sender, BiConsumer<String, ScheduleResult> onStored, int batchSize, long batchBytes,
+			OutageBuffer buffer, Scheduler timers) {
+		this.sender = sender;
+		this.onStored = onStored;
+		this.batchSize = batchSize;
+		this.batchBytes = batchBytes;
+		this.buffer = buffer;
+		this.timers = timers;
+	}
+
+	/**
+	 * Store a task.
+	 * @param task the validated task
+	 * @return its result, completed on a Redis I/O thread or a timer
+	 */
+	CompletableFuture<ScheduleResult> submit(PreparedTask task) {
+		if (this.accepted.incrementAndGet() > this.buffer.maxTasks()) {
+			this.accepted.decrementAndGet();
+			return CompletableFuture.failedFuture(new TaskStoreException(
+					"Task " + task.id() + " of queue '" + task.queue() + "' was not stored: " + this.buffer.maxTasks()
+							+ " tasks are already waiting to be stored, the most the outage buffer holds"
+							+ " (delayed-tasks.producer.outage-buffer.max-tasks)",
+					task.id(), null));
+		}
+		Lane lane = this.lanes.get(task.queue());
+		if (lane == null) {
+			if (this.lanes.size() >= MAX_LANES) {
+				Pending pending = new Pending(task, System.nanoTime());
+				send(null, List.of(pending));
+				return pending.future;
+			}
+			lane = this.lanes.computeIfAbsent(task.queue(), Lane::new);
+		}
+		Pending pending;
+		List<Pending> batch = null;
+		synchronized (lane) {
+			// Stamped under the lock, so a lane's tasks wait in the order of their
+			// stamps.
+			pending = new Pending(task, System.nanoTime());
+			lane.waiting.add(pending);
+			if (!lane.sending) {
+				lane.sending = true;
+				batch = drain(lane);
+			}
+			else if (this.buffer.enabled()) {
+				scheduleExpiry(lane, pending.submitted);
+			}
+		}
+		if (batch != null) {
+			send(lane, batch);
+		}
+		return pending.future;
+	}
+
+	/**
+	 * Tasks accepted and not yet stored or failed: waiting in a lane, held through an
+	 * outage, or in a call in flight.
+	 * @return the count
+	 */
+	int accepted() {
+		return this.accepted.get();
+	}
+
+	/**
+	 * The next call's tasks, up to the batch limits. Called holding the lane's lock.
+	 * @param lane the lane
+	 * @return the tasks, at least one when any wait
+	 */
+	private List<Pending> drain(Lane lane) {
+		List<Pending> batch = new ArrayList<>(Math.min(this.batchSize, lane.waiting.size()));
+		long bytes = 0;
+		while (batch.size() < this.batchSize && !lane.waiting.isEmpty()) {
+			Pending next = lane.waiting.peek();
+			if (!batch.isEmpty() && bytes + next.task.envelopeBytes() > this.batchBytes) {
+				break;
+			}
+			bytes += next.task.envelopeBytes();
+			next.held |= lane.outage;
+			batch.add(lane.waiting.poll());
+		}
+		return batch;
+	}
+
+	private void send(@Nullable Lane lane, List<Pending> batch) {
+		long now = System.nanoTime();
+		List<PreparedTask> tasks = new ArrayList<>(batch.size());
+		for (Pending pending : batch) {
+			tasks.add(pending.delayLeft(now));
+		}
+		Mono<List<EnqueueCall.Outcome>> call;
+		try {
+			call = this.sender.send(tasks.get(0).queue(), tasks);
+		}
+		catch (RuntimeException ex) {
+			call = Mono.error(ex);
+		}
+		call.subscribe((outcomes) -> {
+			// The next call first: Redis runs it while this thread completes the futures.
+			next(lane);
+			for (int i = 0; i < batch.size(); i++) {
+				EnqueueCall.Outcome outcome = outcomes.get(i);
+				Pending pending = batch.get(i);
+				if (outcome.failure() != null) {
+					fail(pending, outcome.failure());
+				}
+				else {
+					ScheduleResult result = outcome.result();
+					try {
+						this.onStored.accept(pending.task.queue(), result);
+					}
+					catch (RuntimeException ex) {
+						// The task is stored: a listener's failure must not fail its
+						// future, nor the futures of the rest of the call.
+						logger.warn(
+								"A listener failed on task " + result.id() + " of queue '" + pending.task.queue() + "'",
+								ex);
+					}
+					this.accepted.decrementAndGet();
+					pending.future.complete(result);
+				}
+			}
+		}, (ex) -> {
+			RuntimeException failure = (ex instanceof RuntimeException runtime) ? runtime
+					: new IllegalStateException(ex);
+			if (lane != null && this.buffer.enabled() && RedisOutages.isOutage(failure)) {
+				hold(lane, batch, failure);
+				return;
+			}
+			// Redis failed this call: the tasks that waited for it fail with it instead
+			// of going out one batch per command timeout. Later submissions try again.
+			List<Pending> failed = new ArrayList<>(batch);
+			failed.addAll(abandon(lane));
+			for (Pending pending : failed) {
+				fail(pending, EnqueueCoalescer.forTask(failure, pending.task));
+			}
+		});
+	}
+
+	/**
+	 * Keep a call's tasks through an outage: back to the head of the lane, in order, to
+	 * be sent again after a pause; those that waited too long fail.
+	 * @param lane the lane
+	 * @param batch the tasks of the call that failed
+	 * @param failure why it failed
+	 */
+	private void hold(Lane lane, List<Pending> batch, RuntimeException failure) {
+		long now = System.nanoTime();
+		boolean began;
+		long pause;
+		List<Pending> expired;
+		synchronized (lane) {
+			for (int i = batch.size() - 1; i >= 0; i--) {
+				batch.get(i).held = true;
+				lane.waiting.addFirst(batch.get(i));
+			}
+			began = !lane.outage;
+			lane.outage = true;
+			lane.lastFailure = failure;
+			pause = lane.pauseMillis;
+			lane.pauseMillis = Math.min(2 * pause, LAST_RETRY_MILLIS);
+			expired = expire(lane, now);
+			scheduleExpiry(lane, now);
+		}
+		if (began) {
+			logger.warn("Redis is unreachable: the tasks of queue '" + lane.queue
+					+ "' are held in memory until it is back (at most " + this.buffer.maxTasks() + " tasks, each for "
+					+ this.buffer.maxWait() + "; lost if this process stops): " + failure.getMessage());
+		}
+		failExpired(expired, failure);
+		this.timers.schedule(() -> retry(lane), pause, TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * Send the lane's held tasks again, unless none is left.
+	 * @param lane the lane
+	 */
+	private void retry(Lane lane) {
+		long now = System.nanoTime();
+		List<Pending> expired;
+		List<Pending> batch = null;
+		RuntimeException failure;
+		synchronized (lane) {
+			failure = lane.lastFailure;
+			expired = expire(lane, now);
+			if (lane.waiting.isEmpty()) {
+				// Still counted as an outage: the next submission is the next try.
+				lane.sending = false;
+			}
+			else {
+				batch = drain(lane);
+			}
+		}
+		failExpired(expired, failure);
+		if (batch != null) {
+			send(lane, batch);
+		}
+	}
+
+	/**
+	 * Take out the tasks held longer than the buffer's wait. Called holding the lane's
+	 * lock.
+	 * @param lane the lane
+	 * @param now the time, in {@link System#nanoTime()}
+	 * @return the tasks, oldest first
+	 */
+	private List<Pending> expire(Lane lane, long now) {
+		List<Pending> expired = new ArrayList<>();
+		long maxWait = this.buffer.maxWait().toNanos();
+		while (!lane.waiting.isEmpty() && now - lane.waiting.peek().submitted >= maxWait) {
+			expired.add(lane.waiting.poll());
+		}
+		return expired;
+	}
+
+	/**
+	 * Fail the oldest waiting task when its wait is over, even while a call of the lane
+	 * waits for its command timeout. At most one timer per lane, so while Redis answers
+	 * this costs a timer per lane and wait. Called holding the lane's lock.
+	 * @param lane the lane
+	 * @param now the time, in {@link System#nanoTime()}
+	 */
+	private void scheduleExpiry(Lane lane, long now) {
+		if (lane.expiryScheduled || lane.waiting.isEmpty()) {
+			return;
+		}
+		lane.expiryScheduled = true;
+		long due = lane.waiting.peek().submitted + this.buffer.maxWait().toNanos();
+		this.timers.schedule(() -> expireHeld(lane), Math.max(0, due - now), TimeUnit.NANOSECONDS);
+	}
+
+	private void expireHeld(Lane lane) {
+		long now = System.nanoTime();
+		List<Pending> expired;
+		RuntimeException failure;
+		synchronized (lane) {
+			lane.expiryScheduled = false;
+			failure = lane.lastFailure;
+			expired = expire(lane, now);
+			scheduleExpiry(lane, now);
+		}
+		failExpired(expired, failure);
+	}
+
+	private void failExpired(List<Pending> expired, @Nullable RuntimeException failure) {
+		for (Pending pending : expired) {
+			fail(pending,
+					new TaskStoreException(
+							"Task " + pending.task.id() + " of queue '" + pending.task.queue()
+									+ "' was not stored: Redis did not take it within the outage buffer's wait of "
+									+ this.buffer.maxWait() + " (delayed-tasks.producer.outage-buffer.max-wait)"
+									+ ((failure != null) ? ": " + failure.getMessage() : ""),
+							pending.task.id(), failure));
+		}
+	}
+
+	private void fail(Pending pending, RuntimeException failure) {
+		this.accepted.decrementAndGet();
+		pending.future.completeExceptionally(failure);
+	}
+
+	/**
+	 * End the lane's call: every waiting task is taken out, to fail with the call.
+	 * @param lane the lane, or {@code null} for a call without one
+	 * @return the tasks that waited
+	 */
+	private List<Pending> abandon(@Nullable Lane lane) {
+		if (lane == null) {
+			return List.of();
+		}
+		synchronized (lane) {
+			List<Pending> waiting = new ArrayList<>(lane.waiting);
+			lane.waiting.clear();
+			lane.sending = false;
+			return waiting;
+		}
+	}
+
+	/**
+	 * After a call that Redis answered: the next call of the lane, if tasks wait.
+	 * @param lane the lane, or {@code null} for a call without one
+	 */
+	private void next(@Nullable Lane lane) {
+		if (lane == null) {
+			return;
+		}
+		List<Pending> batch;
+		boolean recovered;
+		synchronized (lane) {
+			recovered = lane.outage;
+			if (recovered) {
+				lane.outage = false;
+				lane.lastFailure = null;
+				lane.pauseMillis = FIRST_RETRY_MILLIS;
+			}
+			if (lane.waiting.isEmpty()) {
+				lane.sending = false;
+				batch = null;
+			}
+			else {
+				batch = drain(lane);
+			}
+		}
+		if (recovered) {
+			logger.info("Redis is reachable again: queue '" + lane.queue + "' sends the tasks it held");
+		}
+		if (batch != null) {
+			send(lane, batch);
+		}
+	}
+
+	/**
+	 * Sends one {@code enqueue} call without blocking.
+	 */
+	@FunctionalInterface
+	interface Sender {
+
+		/**
+		 * Store tasks of one queue in one call.
+		 * @param queue the queue
+		 * @param tasks the tasks
+		 * @return one outcome per task, in order
+		 */
+		Mono<List<EnqueueCall.Outcome>> send(String queue, List<PreparedTask> tasks);
+
+	}
+
+	/**
+	 * The calls of one queue: whether one is in flight (or a retry is due), what waits
+	 * for the next, and whether Redis was unreachable at the last try.
+	 */
+	private static final class Lane {
+
+		private final String queue;
+
+		private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+
+		/**
+		 * One call at a time: two measured no faster than one (A/B of the {@code async}
+		 * and {@code reactive} benchmarks), and one keeps the batches large.
+		 */
+		private boolean sending;
+
+		private boolean outage;
+
+		private @Nullable RuntimeException lastFailure;
+
+		private long pauseMillis = FIRST_RETRY_MILLIS;
+
+		private boolean expiryScheduled;
+
+		Lane(String queue) {
+			this.queue = queue;
+		}
+
+	}
+
+	/** A task, when it was submitted, and the future its caller holds. */
+	private static final class Pending {
+
+		private final PreparedTask task;
+
+		private final long submitted;
+
+		private final long submittedAtMillis = System.currentTimeMillis();
+
+		private final CompletableFuture<ScheduleResult> future = new CompletableFuture<>();
+
+		/** Sent, or to be sent, after a call failed because Redis was unreachable. */
+		private boolean held;
+
+		Pending(PreparedTask task, long submitted) {
+			this.task = task;
+			this.submitted = submitted;
+		}
+
+		/**
+		 * The task as it is sent now, due when its caller asked. A delay is shortened by
+		 * the time the task waited in the lane. A held task goes with the instant its
+		 * delay ends by this machine's clock instead: a call that timed out while Redis
+		 * was stopped still runs when it resumes, so a delay sent seconds ago would count
+		 * from then.
+		 * @param now the time, in {@link System#nanoTime()}
+		 * @return the task
+		 */
+		PreparedTask delayLeft(long now) {
+			if (this.task.absolute() || this.task.time() == 0) {
+				return this.task;
+			}
+			if (this.held) {
+				return this.task.withDue(true, this.submittedAtMillis + this.task.time());
+			}
+			long waitedMillis = TimeUnit.NANOSECONDS.toMillis(now - this.submitted);
+			return (waitedMillis == 0) ? this.task
+					: this.task.withDue(false, Math.max(0, this.task.time() - waitedMillis));
+		}
+
+	}
+
+}

@@ -1,0 +1,198 @@
+package dev.delayedtasks.internal.recurring;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import dev.delayedtasks.RecurringScheduleInfo;
+import dev.delayedtasks.internal.recurring.RecurringDeclarations.Declared;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Brings the recurring schedules in Redis in line with this application at startup,
+ * before its handlers start: upserts every schedule declared with {@code @Recurring} or
+ * in {@code delayed-tasks.recurring.*} (properties win over an annotation with the same
+ * id, and {@code enabled: false} removes the schedule), reports schedules that were
+ * declared once but no longer are, and creates whatever every schedule is missing (the
+ * misfire policy applies to ticks missed while no instance ran). Then, as a repair pass
+ * only, it does the last step again at a slow interval: occurrences are created ahead of
+ * their ticks whenever an occurrence runs, so this pass never decides when one runs; it
+ * recreates occurrences lost with Redis data and notices ticks missed while a queue has
+ * no running handler.
+ *
+ * @author delayed-tasks
+ * @since 0.2.0
+ */
+public final class RecurringScheduleRegistrar implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(RecurringScheduleRegistrar.class);
+
+	/** The repair pass's interval. */
+	public static final Duration REPAIR_INTERVAL = Duration.ofMinutes(1);
+
+	private final RedisRecurringTasks recurring;
+
+	private final RecurringDeclarations annotated;
+
+	private final List<Declared> configured;
+
+	private final Set<String> disabled;
+
+	private final int phase;
+
+	private final RecurringSnapshot snapshot;
+
+	private final Duration snapshotInterval;
+
+	private @Nullable ScheduledExecutorService repairs;
+
+	/**
+	 * Create the registrar.
+	 * @param recurring the schedules' store
+	 * @param annotated the schedules declared with {@code @Recurring}
+	 * @param configured the schedules declared in properties
+	 * @param disabled the ids whose properties say {@code enabled: false}
+	 * @param phase the lifecycle phase: before the handlers'
+	 * @param snapshot the snapshot to keep up to date for health
+	 * @param snapshotInterval how often to refresh it
+	 */
+	public RecurringScheduleRegistrar(RedisRecurringTasks recurring, RecurringDeclarations annotated,
+			List<Declared> configured, Set<String> disabled, int phase, RecurringSnapshot snapshot,
+			Duration snapshotInterval) {
+		this.recurring = recurring;
+		this.annotated = annotated;
+		this.configured = configured;
+		this.disabled = disabled;
+		this.phase = phase;
+		this.snapshot = snapshot;
+		this.snapshotInterval = snapshotInterval;
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.repairs != null) {
+			return;
+		}
+		Map<String, Declared> declared = new LinkedHashMap<>();
+		this.annotated.all().forEach((schedule) -> declared.put(schedule.schedule().id(), schedule));
+		this.configured.forEach((schedule) -> declared.put(schedule.schedule().id(), schedule));
+		Map<String, Declared> unregistered;
+		try {
+			upsert(declared);
+			ensureAll();
+			unregistered = Map.of();
+		}
+		catch (RuntimeException ex) {
+			// Redis may come back: the repair pass registers them once it does.
+			logger.warn("Could not register the recurring schedules at startup: " + ex.getMessage()
+					+ "; retrying every " + REPAIR_INTERVAL.toSeconds() + " s");
+			unregistered = new LinkedHashMap<>(declared);
+		}
+		this.repairs = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+			Thread thread = new Thread(runnable, "delayed-tasks-recurring");
+			thread.setDaemon(true);
+			return thread;
+		});
+		Map<String, Declared> pending = unregistered;
+		this.repairs.scheduleWithFixedDelay(() -> repair(pending), REPAIR_INTERVAL.toMillis(),
+				REPAIR_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+		this.repairs.scheduleWithFixedDelay(this::refreshSnapshot, 0, this.snapshotInterval.toMillis(),
+				TimeUnit.MILLISECONDS);
+	}
+
+	private void refreshSnapshot() {
+		try {
+			this.snapshot.update(this.recurring.list());
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not read the recurring schedules: " + ex.getMessage());
+		}
+	}
+
+	private void upsert(Map<String, Declared> declared) {
+		for (String id : this.disabled) {
+			if (!declared.containsKey(id) && this.recurring.find(id).isPresent()) {
+				this.recurring.remove(id);
+				logger.info(
+						"Removed recurring schedule '" + id + "': delayed-tasks.recurring." + id + ".enabled is false");
+			}
+		}
+		for (Declared schedule : declared.values()) {
+			String origin = schedule.where().startsWith("delayed-tasks.") ? RedisRecurringTasks.ORIGIN_PROPERTIES
+					: RedisRecurringTasks.ORIGIN_ANNOTATION;
+			RecurringScheduleInfo info = this.recurring.upsert(schedule.schedule(), origin);
+			logger.info("Recurring schedule '" + info.id() + "' on queue '" + info.queue() + "' (" + info.expression()
+					+ ", " + info.zone() + "): next tick " + info.nextTick());
+		}
+		reportUndeclared(declared.keySet());
+	}
+
+	/**
+	 * Schedules declared by an annotation or properties that this application no longer
+	 * declares keep running: another application, or an older version still rolling out,
+	 * may declare them. Say so, with how to remove one.
+	 * @param declared the ids this application declares
+	 */
+	private void reportUndeclared(Set<String> declared) {
+		for (RecurringScheduleInfo info : this.recurring.list()) {
+			if (!declared.contains(info.id()) && !RedisRecurringTasks.ORIGIN_API.equals(info.origin())) {
+				logger.warn("Recurring schedule '" + info.id() + "' on queue '" + info.queue() + "' was declared by "
+						+ info.origin() + " but this application no longer declares it; it keeps running until "
+						+ "removed (RecurringTasks.remove(\"" + info.id() + "\") or the delayedtasks endpoint)");
+			}
+		}
+	}
+
+	private void ensureAll() {
+		for (String id : this.recurring.ids().keySet()) {
+			try {
+				this.recurring.ensure(id);
+			}
+			catch (RuntimeException ex) {
+				logger.warn(
+						"Could not create the next occurrences of recurring schedule '" + id + "': " + ex.getMessage());
+			}
+		}
+	}
+
+	private void repair(Map<String, Declared> unregistered) {
+		try {
+			if (!unregistered.isEmpty()) {
+				upsert(unregistered);
+				unregistered.clear();
+			}
+			ensureAll();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Recurring schedules repair pass failed: " + ex.getMessage());
+		}
+	}
+
+	@Override
+	public synchronized void stop() {
+		if (this.repairs != null) {
+			this.repairs.shutdownNow();
+			this.repairs = null;
+		}
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.repairs != null;
+	}
+
+	@Override
+	public int getPhase() {
+		return this.phase;
+	}
+
+}

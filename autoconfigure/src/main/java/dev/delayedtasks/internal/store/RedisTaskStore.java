@@ -1,0 +1,240 @@
+package dev.delayedtasks.internal.store;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.internal.store.script.Reply;
+import dev.delayedtasks.internal.store.script.Script;
+import dev.delayedtasks.internal.store.script.StoreScripts;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link TaskStore} on Redis: each operation is one call of one Lua script.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class RedisTaskStore implements TaskStore {
+
+	private static final int CLAIM_HEADER = 7;
+
+	private static final int CLAIM_RECORD_WIDTH = 9;
+
+	/**
+	 * How many of the newest leases {@link #recover} looks at: far more than one
+	 * dispatcher claims during an outage, and few enough to stay a short script.
+	 */
+	private static final int RECOVER_SCAN_LIMIT = 10_000;
+
+	private final StoreScripts scripts;
+
+	private final StoreSettings settings;
+
+	/**
+	 * Create a store.
+	 * @param scripts the scripts
+	 * @param settings limits and durations
+	 */
+	public RedisTaskStore(StoreScripts scripts, StoreSettings settings) {
+		this.scripts = scripts;
+		this.settings = settings;
+	}
+
+	@Override
+	public ClaimBatch claim(String queue, int max, String nonce) {
+		PartitionKeys keys = this.settings.keys(queue);
+		List<String> args = List.of(keys.base(), Integer.toString(max), millis(this.settings.leaseDuration()), nonce,
+				Integer.toString(this.settings.promoteLimit()), Integer.toString(this.settings.reapLimit()),
+				millis(this.settings.reapGrace()), Integer.toString(this.settings.fanoutBatch()),
+				Integer.toString(this.settings.maxDeliveries()), Integer.toString(max + 64),
+				Long.toString(this.settings.claimByteBudget()), this.settings.expiredToDeadLetters() ? "D" : "X",
+				millis(this.settings.timerRearmInterval()));
+		Reply reply = new Reply(this.scripts.run(Script.CLAIM, List.of(keys.sched(), keys.ready(), keys.lease(),
+				keys.dead(), keys.wake(), keys.tick(), keys.stats(), keys.meta()), args, queue, null));
+		int count = (int) reply.number(5);
+		List<ClaimedTask> tasks = new ArrayList<>(count);
+		for (int i = 0; i < count; i++) {
+			int at = CLAIM_HEADER + i * CLAIM_RECORD_WIDTH;
+			String unique = reply.text(at + 8);
+			tasks.add(new ClaimedTask(TaskId.of(reply.text(at)), reply.text(at + 1), reply.text(at + 2),
+					(int) reply.number(at + 3), (int) reply.number(at + 4), (int) reply.number(at + 5),
+					reply.number(at + 6), reply.number(at + 7), unique.isEmpty() ? null : unique));
+		}
+		List<ExpiredTask> expired = expired(reply.text(6));
+		return new ClaimBatch(reply.number(0), reply.number(1), reply.number(2), reply.number(3) == 1,
+				reply.number(4) == 1, tasks, expired);
+	}
+
+	/**
+	 * The tasks a claim ended because they expired, from its reply's space-separated id,
+	 * attempts, creation and expiry of each (ids hold no space).
+	 * @param fields the reply's field
+	 * @return the tasks
+	 */
+	private static List<ExpiredTask> expired(String fields) {
+		if (fields.isEmpty()) {
+			return List.of();
+		}
+		String[] values = fields.split(" ");
+		List<ExpiredTask> expired = new ArrayList<>(values.length / 4);
+		for (int at = 0; at + 3 < values.length; at += 4) {
+			expired.add(new ExpiredTask(TaskId.of(values[at]), Integer.parseInt(values[at + 1]),
+					Instant.ofEpochMilli(Long.parseLong(values[at + 2])),
+					Instant.ofEpochMilli(Long.parseLong(values[at + 3]))));
+		}
+		return expired;
+	}
+
+	@Override
+	public TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed) {
+		Reply reply = runPromote(queue, ownerId, Math.max(1, timerTtl.toMillis()), tickConsumed);
+		return new TimerTick(reply.number(0), reply.number(1) == 1, reply.number(2), reply.number(3), reply.number(4),
+				reply.number(5) == 1);
+	}
+
+	@Override
+	public void resignTimer(String queue, String ownerId) {
+		runPromote(queue, ownerId, 0, false);
+	}
+
+	private Reply runPromote(String queue, String ownerId, long ttlMillis, boolean tickConsumed) {
+		PartitionKeys keys = this.settings.keys(queue);
+		List<String> args = List.of(keys.base(), ownerId, Long.toString(ttlMillis),
+				Integer.toString(this.settings.promoteLimit()), Integer.toString(this.settings.reapLimit()),
+				millis(this.settings.reapGrace()), Integer.toString(this.settings.fanoutBatch()),
+				Integer.toString(this.settings.maxDeliveries()), tickConsumed ? "1" : "0");
+		return new Reply(
+				this.scripts.run(
+						Script.PROMOTE, List.of(keys.sched(), keys.ready(), keys.lease(), keys.dead(), keys.wake(),
+								keys.tick(), keys.timer(), keys.stats(), keys.handover(), keys.meta()),
+						args, queue, null));
+	}
+
+	@Override
+	public List<AckOutcome> ack(String queue, List<Lease> leases, List<@Nullable String> results) {
+		PartitionKeys keys = this.settings.keys(queue);
+		List<String> keyList = new ArrayList<>(List.of(keys.lease(), keys.stats()));
+		List<String> args = new ArrayList<>(List.of(keys.base(), Integer.toString(leases.size())));
+		for (int i = 0; i < leases.size(); i++) {
+			Lease lease = leases.get(i);
+			addTaskKeys(keyList, keys, lease);
+			args.add(lease.id().value());
+			args.add(lease.token());
+			String result = results.get(i);
+			args.add((result != null) ? result : "");
+		}
+		Reply reply = new Reply(this.scripts.run(Script.ACK, keyList, args, queue, null));
+		return codes(reply, leases.size(), (code) -> switch (code) {
+			case 'O' -> AckOutcome.DONE;
+			case 'S' -> AckOutcome.STALE;
+			case 'G' -> AckOutcome.GONE;
+			case 'K' -> AckOutcome.CORRUPT;
+			default -> throw unexpected(Script.ACK, reply);
+		});
+	}
+
+	@Override
+	public FailOutcome fail(String queue, Lease lease, TaskFailure failure) {
+		PartitionKeys keys = this.settings.keys(queue);
+		String id = lease.id().value();
+		List<String> keyList = List.of(keys.sched(), keys.ready(), keys.lease(), keys.dead(), keys.wake(), keys.tick(),
+				keys.stats(), keys.task(id), keys.payload(id), keys.error(id), keys.unique(lease.uniqueDigest()));
+		String delay = (failure.retryDelay() != null) ? millis(failure.retryDelay()) : "-1";
+		List<String> args = List.of(keys.base(), id, lease.token(), delay, failure.deadReason().value(),
+				failure.exceptionType(), failure.message(), Integer.toString(this.settings.deadLetterMaxCount()),
+				millis(this.settings.deadLetterMaxAge()), Integer.toString(this.settings.trimLimit()),
+				Integer.toString(this.settings.fanoutBatch()), failure.stackTrace());
+		Reply reply = new Reply(this.scripts.run(Script.FAIL, keyList, args, queue, id));
+		FailOutcome.Kind kind = switch (reply.code(1)) {
+			case 'T' -> FailOutcome.Kind.RETRY_SCHEDULED;
+			case 'R' -> FailOutcome.Kind.RETRY_READY;
+			case 'D' -> FailOutcome.Kind.DEAD;
+			case 'C' -> FailOutcome.Kind.CANCELLED;
+			case 'S' -> FailOutcome.Kind.STALE;
+			case 'G' -> FailOutcome.Kind.GONE;
+			case 'K' -> FailOutcome.Kind.CORRUPT;
+			default -> throw unexpected(Script.FAIL, reply);
+		};
+		return new FailOutcome(reply.number(0), kind, reply.number(2));
+	}
+
+	@Override
+	public List<ExtendOutcome> extend(String queue, List<Lease> leases) {
+		PartitionKeys keys = this.settings.keys(queue);
+		List<String> keyList = new ArrayList<>(List.of(keys.lease()));
+		List<String> args = new ArrayList<>(
+				List.of(millis(this.settings.leaseDuration()), Integer.toString(leases.size())));
+		for (Lease lease : leases) {
+			keyList.add(keys.task(lease.id().value()));
+			args.add(lease.id().value());
+			args.add(lease.token());
+		}
+		Reply reply = new Reply(this.scripts.run(Script.EXTEND, keyList, args, queue, null));
+		return codes(reply, leases.size(), (code) -> switch (code) {
+			case 'O' -> ExtendOutcome.EXTENDED;
+			case 'C' -> ExtendOutcome.CANCEL_REQUESTED;
+			case 'L' -> ExtendOutcome.LOST;
+			default -> throw unexpected(Script.EXTEND, reply);
+		});
+	}
+
+	@Override
+	public List<ReleaseOutcome> release(String queue, List<Lease> leases) {
+		PartitionKeys keys = this.settings.keys(queue);
+		List<String> keyList = new ArrayList<>(List.of(keys.ready(), keys.lease(), keys.wake(), keys.stats()));
+		List<String> args = new ArrayList<>(
+				List.of(Integer.toString(this.settings.fanoutBatch()), Integer.toString(leases.size())));
+		for (Lease lease : leases) {
+			addTaskKeys(keyList, keys, lease);
+			args.add(lease.id().value());
+			args.add(lease.token());
+		}
+		Reply reply = new Reply(this.scripts.run(Script.RELEASE, keyList, args, queue, null));
+		return codes(reply, leases.size(), (code) -> switch (code) {
+			case 'O' -> ReleaseOutcome.RELEASED;
+			case 'C' -> ReleaseOutcome.CANCELLED;
+			case 'L' -> ReleaseOutcome.LOST;
+			default -> throw unexpected(Script.RELEASE, reply);
+		});
+	}
+
+	@Override
+	public int recover(String queue, List<String> claimNonces) {
+		PartitionKeys keys = this.settings.keys(queue);
+		List<String> args = new ArrayList<>(List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()),
+				Integer.toString(RECOVER_SCAN_LIMIT), Integer.toString(claimNonces.size())));
+		args.addAll(claimNonces);
+		Reply reply = new Reply(this.scripts.run(Script.RECOVER,
+				List.of(keys.ready(), keys.lease(), keys.wake(), keys.stats()), args, queue, null));
+		return (int) reply.number(1);
+	}
+
+	private static void addTaskKeys(List<String> keyList, PartitionKeys keys, Lease lease) {
+		String id = lease.id().value();
+		keyList.add(keys.task(id));
+		keyList.add(keys.payload(id));
+		keyList.add(keys.error(id));
+		keyList.add(keys.unique(lease.uniqueDigest()));
+	}
+
+	private static <T> List<T> codes(Reply reply, int count, Function<Character, T> mapping) {
+		List<T> outcomes = new ArrayList<>(count);
+		for (int i = 0; i < count; i++) {
+			outcomes.add(mapping.apply(reply.code(1 + i)));
+		}
+		return outcomes;
+	}
+
+	public static IllegalStateException unexpected(Script script, Reply reply) {
+		return new IllegalStateException("Unexpected reply from " + script.fileName() + ": " + reply);
+	}
+
+	public static String millis(Duration duration) {
+		return Long.toString(duration.toMillis());
+	}
+
+}

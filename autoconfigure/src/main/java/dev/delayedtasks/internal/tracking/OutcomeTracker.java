@@ -1,0 +1,264 @@
+package dev.delayedtasks.internal.tracking;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskOutcome;
+import dev.delayedtasks.TaskStoreException;
+import dev.delayedtasks.internal.store.StoreSettings;
+import dev.delayedtasks.internal.store.codec.PayloadCodec;
+import dev.delayedtasks.internal.store.script.StoreScripts;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.SubscriptionListener;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
+/**
+ * Completes, in this process, the futures of the tasks it tracks when any instance ends
+ * them. The ending script writes the outcome record and publishes its key on this
+ * process's channel ({@code <prefix>:tracker:<id>}, named in the task's hash); the
+ * tracker reads the record and completes the future. Pub/Sub alone would lose what is
+ * published while the connection is down, so every (re)subscription reads the records of
+ * all tasks still awaited: the record, kept in Redis for the tracked retention, is what
+ * counts, the message only says when to read it. Nothing is subscribed until the first
+ * task is tracked, and a process that dies leaves nothing behind but records that expire.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class OutcomeTracker implements DisposableBean {
+
+	private static final Log logger = LogFactory.getLog(OutcomeTracker.class);
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final OutcomeRecords records;
+
+	private final StoreSettings settings;
+
+	private final Duration maxWait;
+
+	private final String channel;
+
+	private final Map<String, Awaited> awaited = new ConcurrentHashMap<>();
+
+	private final Listener listener = new Listener();
+
+	/**
+	 * Reads records and completes futures, one at a time, in the order messages arrive.
+	 * Its queue is unbounded, so handing it work never blocks: the container hands over
+	 * messages and subscription events on a Lettuce event-loop thread, which must never
+	 * wait for Redis (the reply it would wait for may be due on that same thread).
+	 */
+	private final ExecutorService worker = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+			new LinkedBlockingQueue<>(), daemonThreads());
+
+	private @Nullable RedisMessageListenerContainer container;
+
+	private boolean destroyed;
+
+	/**
+	 * Create a tracker.
+	 * @param connectionFactory the connection factory, for the subscription
+	 * @param scripts the scripts
+	 * @param settings the key layout
+	 * @param codec reads results
+	 * @param maxWait how long a task is awaited at most (the tracked retention)
+	 */
+	public OutcomeTracker(RedisConnectionFactory connectionFactory, StoreScripts scripts, StoreSettings settings,
+			PayloadCodec codec, Duration maxWait) {
+		this.connectionFactory = connectionFactory;
+		this.records = new OutcomeRecords(scripts, settings, codec);
+		this.settings = settings;
+		this.maxWait = maxWait;
+		this.channel = settings.keyPrefix() + ":tracker:" + UUID.randomUUID();
+	}
+
+	/**
+	 * The channel this process hears outcomes on.
+	 * @return the channel
+	 */
+	public String channel() {
+		return this.channel;
+	}
+
+	/**
+	 * How long tasks are awaited at most.
+	 * @return the tracked retention
+	 */
+	public Duration maxWait() {
+		return this.maxWait;
+	}
+
+	/**
+	 * Await a task's outcome: subscribed before the task can end, so no outcome is
+	 * missed.
+	 * @param queue the queue
+	 * @param id the task
+	 * @return completes with the outcome, or fails after the longest wait
+	 */
+	public CompletableFuture<TaskOutcome> expect(String queue, TaskId id) {
+		subscribe();
+		String key = this.settings.keys(queue).outcome(id.value());
+		return this.awaited.computeIfAbsent(key, (k) -> {
+			Awaited entry = new Awaited(queue, id, new CompletableFuture<>());
+			Executor timeout = CompletableFuture.delayedExecutor(this.maxWait.toMillis(), TimeUnit.MILLISECONDS);
+			timeout.execute(() -> entry.future
+				.completeExceptionally(new TaskStoreException("No outcome of task " + id + " of queue '" + queue
+						+ "' within " + this.maxWait + " (delayed-tasks.results.tracked-retention)", id, null)));
+			entry.future.whenComplete((outcome, ex) -> this.awaited.remove(k, entry));
+			return entry;
+		}).future;
+	}
+
+	/**
+	 * Stop awaiting a task that was not stored after all.
+	 * @param queue the queue
+	 * @param id the task
+	 * @param failure why
+	 */
+	public void forget(String queue, TaskId id, Throwable failure) {
+		Awaited entry = this.awaited.get(this.settings.keys(queue).outcome(id.value()));
+		if (entry != null) {
+			entry.future.completeExceptionally(failure);
+		}
+	}
+
+	/**
+	 * Read a task's outcome record now, and complete its future when there is one.
+	 * @param queue the queue
+	 * @param id the task
+	 * @return the outcome, if recorded
+	 */
+	public Optional<TaskOutcome> check(String queue, TaskId id) {
+		Optional<TaskOutcome> outcome = this.records.read(queue, id);
+		outcome.ifPresent((ended) -> complete(this.settings.keys(queue).outcome(id.value()), ended));
+		return outcome;
+	}
+
+	/**
+	 * How many tasks are awaited.
+	 * @return the count
+	 */
+	int awaitedCount() {
+		return this.awaited.size();
+	}
+
+	private void complete(String key, TaskOutcome outcome) {
+		Awaited entry = this.awaited.get(key);
+		if (entry != null) {
+			entry.future.complete(outcome);
+		}
+	}
+
+	private static CustomizableThreadFactory daemonThreads() {
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayed-tasks-tracker-");
+		threads.setDaemon(true);
+		return threads;
+	}
+
+	private synchronized void subscribe() {
+		if (this.container != null) {
+			return;
+		}
+		if (this.destroyed) {
+			throw new IllegalStateException("The outcome tracker is stopped");
+		}
+		RedisMessageListenerContainer created = new RedisMessageListenerContainer();
+		created.setConnectionFactory(this.connectionFactory);
+		created.setTaskExecutor(this.worker);
+		created.addMessageListener(this.listener, new ChannelTopic(this.channel));
+		created.afterPropertiesSet();
+		created.start();
+		this.container = created;
+	}
+
+	@Override
+	public synchronized void destroy() throws Exception {
+		this.destroyed = true;
+		RedisMessageListenerContainer subscribed = this.container;
+		this.container = null;
+		if (subscribed != null) {
+			subscribed.destroy();
+		}
+		this.worker.shutdownNow();
+		for (Awaited entry : List.copyOf(this.awaited.values())) {
+			entry.future.completeExceptionally(new TaskStoreException(
+					"The application stopped before task " + entry.id + " of queue '" + entry.queue + "' ended",
+					entry.id, null));
+		}
+	}
+
+	/** Hears the outcome keys, and reads every awaited record after each subscription. */
+	private final class Listener implements MessageListener, SubscriptionListener {
+
+		@Override
+		public void onMessage(Message message, byte @Nullable [] pattern) {
+			String key = new String(message.getBody(), StandardCharsets.UTF_8);
+			Awaited entry = OutcomeTracker.this.awaited.get(key);
+			if (entry == null) {
+				return;
+			}
+			try {
+				OutcomeTracker.this.check(entry.queue, entry.id);
+			}
+			catch (RuntimeException ex) {
+				// The next subscription reads it again; until then, the future waits.
+				logger.warn("Could not read the outcome of task " + entry.id + " of queue '" + entry.queue + "': "
+						+ ex.getMessage());
+			}
+		}
+
+		@Override
+		public void onChannelSubscribed(byte[] channel, long count) {
+			// Called on an event-loop thread: the reads run on the worker.
+			try {
+				OutcomeTracker.this.worker.execute(this::checkAll);
+			}
+			catch (RejectedExecutionException ex) {
+				// stopped
+			}
+		}
+
+		private void checkAll() {
+			// Anything published while this process was not subscribed is in the records.
+			for (Awaited entry : List.copyOf(OutcomeTracker.this.awaited.values())) {
+				try {
+					OutcomeTracker.this.check(entry.queue, entry.id);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Could not read the outcome of task " + entry.id + " of queue '" + entry.queue + "': "
+							+ ex.getMessage());
+					return;
+				}
+			}
+		}
+
+	}
+
+	private record Awaited(String queue, TaskId id, CompletableFuture<TaskOutcome> future) {
+
+	}
+
+}

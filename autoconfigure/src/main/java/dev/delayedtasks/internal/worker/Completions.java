@@ -1,0 +1,265 @@
+package dev.delayedtasks.internal.worker;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.delayedtasks.FailureReason;
+import dev.delayedtasks.internal.store.Lease;
+import dev.delayedtasks.internal.store.TaskFailure;
+import dev.delayedtasks.internal.store.TaskStore;
+import dev.delayedtasks.internal.store.TaskStore.AckOutcome;
+import dev.delayedtasks.internal.store.TaskStore.FailOutcome;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The completion path of a queue: records the outcome of finished runs in Redis on its
+ * own thread, acknowledging successes in batches. Handler threads never talk to Redis
+ * about their own outcome, so an interrupted handler thread cannot lose it. A completion
+ * that cannot reach Redis is retried while the run's lease lasts; after that the task
+ * runs again elsewhere (at least once).
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+final class Completions {
+
+	private static final Log logger = LogFactory.getLog(Completions.class);
+
+	/**
+	 * Failed runs, each logged once with its stack trace: retries at INFO, dead letters
+	 * at WARN. A category of its own, so applications tune it apart from the rest.
+	 */
+	private static final Log failureLogger = LogFactory.getLog("dev.delayedtasks.failures");
+
+	private static final int MAX_BATCH = 128;
+
+	private final String queue;
+
+	private final TaskStore store;
+
+	private final LeaseHeartbeat heartbeat;
+
+	private final Listeners listeners;
+
+	private final BlockingQueue<Completion> pending = new LinkedBlockingQueue<>();
+
+	/**
+	 * Outcomes handed over and not recorded yet, the batch being recorded included: an
+	 * empty queue alone does not mean the thread is idle.
+	 */
+	private final AtomicInteger unrecorded = new AtomicInteger();
+
+	private volatile boolean running;
+
+	private @Nullable Thread thread;
+
+	Completions(String queue, TaskStore store, LeaseHeartbeat heartbeat, Listeners listeners) {
+		this.queue = queue;
+		this.store = store;
+		this.heartbeat = heartbeat;
+		this.listeners = listeners;
+	}
+
+	/**
+	 * Start recording outcomes on a thread of the queue's own.
+	 * @param threads makes the queue's threads
+	 */
+	void start(QueueThreads threads) {
+		this.running = true;
+		this.thread = threads.start("complete", this::drain, true);
+	}
+
+	void succeeded(ActiveRun run, Duration runTime, @Nullable String result) {
+		enqueue(new Completion(run, null, null, runTime, result));
+	}
+
+	void failed(ActiveRun run, Throwable failure, TaskFailure decision, Duration runTime) {
+		enqueue(new Completion(run, failure, decision, runTime, null));
+	}
+
+	private void enqueue(Completion completion) {
+		this.unrecorded.incrementAndGet();
+		this.pending.add(completion);
+	}
+
+	boolean isIdle() {
+		return this.unrecorded.get() == 0;
+	}
+
+	/**
+	 * Record what is pending, then stop the thread.
+	 * @param timeout the longest wait
+	 */
+	void stop(Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		// Wait for the batch in progress too: interrupting the thread while it talks to
+		// Redis would lose an outcome that is already known.
+		while (!isIdle() && System.nanoTime() < deadline) {
+			sleep(10);
+		}
+		this.running = false;
+		Thread worker = this.thread;
+		if (worker != null) {
+			worker.interrupt();
+			try {
+				worker.join(1000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private void drain() {
+		while (this.running) {
+			try {
+				Completion first = this.pending.poll(200, TimeUnit.MILLISECONDS);
+				if (first == null) {
+					continue;
+				}
+				List<Completion> batch = new ArrayList<>();
+				batch.add(first);
+				this.pending.drainTo(batch, MAX_BATCH - 1);
+				try {
+					record(batch);
+				}
+				catch (Throwable ex) {
+					if (ex instanceof VirtualMachineError error) {
+						throw error;
+					}
+					// Never let the completion thread die: these runs' tasks come back
+					// after their lease.
+					logger.error("Could not record " + batch.size() + " outcome(s) of queue '" + this.queue + "'", ex);
+					batch.forEach((completion) -> this.heartbeat.untrack(completion.run()));
+				}
+				finally {
+					this.unrecorded.addAndGet(-batch.size());
+				}
+			}
+			catch (InterruptedException ex) {
+				if (!this.running) {
+					return;
+				}
+			}
+		}
+	}
+
+	private void record(List<Completion> batch) {
+		List<Completion> successes = batch.stream().filter((c) -> c.failure() == null).toList();
+		List<Completion> failures = batch.stream().filter((c) -> c.failure() != null).toList();
+		try {
+			if (!successes.isEmpty()) {
+				List<AckOutcome> outcomes = this.store.ack(this.queue,
+						successes.stream().map((c) -> c.run().lease()).toList(),
+						successes.stream().map(Completion::result).toList());
+				for (int i = 0; i < successes.size(); i++) {
+					acknowledged(successes.get(i), outcomes.get(i));
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			retryLater(successes, ex);
+		}
+		for (Completion failure : failures) {
+			try {
+				failed(failure, this.store.fail(this.queue, failure.run().lease(), failure.decision()));
+			}
+			catch (RuntimeException ex) {
+				retryLater(List.of(failure), ex);
+			}
+		}
+	}
+
+	private void acknowledged(Completion completion, AckOutcome outcome) {
+		ActiveRun run = completion.run();
+		this.heartbeat.untrack(run);
+		switch (outcome) {
+			case DONE -> this.listeners.succeeded(run.context(), completion.runTime());
+			case STALE -> {
+				logger.warn("Task " + run.lease().id() + " of queue '" + this.queue
+						+ "' completed, but another worker had taken it over: it ran twice");
+				this.listeners.staleAcknowledgement(run.context());
+			}
+			case GONE -> logger.debug("Task " + run.lease().id() + " was already completed");
+			case CORRUPT -> logger.warn("Task " + run.lease().id() + " of queue '" + this.queue
+					+ "' had corrupt data in Redis and was dead-lettered");
+		}
+	}
+
+	private void failed(Completion completion, FailOutcome outcome) {
+		ActiveRun run = completion.run();
+		Lease lease = run.lease();
+		Throwable failure = completion.failure();
+		this.heartbeat.untrack(run);
+		switch (outcome.kind()) {
+			case RETRY_SCHEDULED, RETRY_READY -> {
+				Instant due = Instant.ofEpochMilli(outcome.dueMs());
+				if (failureLogger.isInfoEnabled()) {
+					failureLogger.info("Task " + lease.id() + " of queue '" + this.queue + "' failed (attempt "
+							+ run.context().attempt() + "); retry due at " + due + " (in "
+							+ Math.max(0, outcome.dueMs() - outcome.now()) + " ms)", failure);
+				}
+				this.listeners.retried(run.context(), failure, due);
+			}
+			case DEAD -> {
+				// A failure routed to a retry is dead only when the store found its
+				// attempts used up.
+				String reason = ((completion.decision().retryDelay() != null) ? FailureReason.RETRIES_EXHAUSTED
+						: completion.decision().deadReason())
+					.value();
+				failureLogger
+					.warn("Task " + lease.id() + " of queue '" + this.queue + "' failed for good after attempt "
+							+ run.context().attempt() + " (" + reason + "), moved to the dead letters", failure);
+				this.listeners.deadLettered(run.context(), failure, reason);
+			}
+			case CANCELLED -> logger.info("Task " + lease.id() + " of queue '" + this.queue + "' was cancelled");
+			case STALE -> {
+				logger.warn("Task " + lease.id() + " of queue '" + this.queue
+						+ "' failed, but another worker had taken it over: it ran twice");
+				this.listeners.staleAcknowledgement(run.context());
+			}
+			case GONE -> logger.debug("The failure of task " + lease.id() + " of queue '" + this.queue
+					+ "' was already recorded, or the task is gone");
+			case CORRUPT -> logger.warn("Task " + lease.id() + " of queue '" + this.queue
+					+ "' had corrupt data in Redis when its failure was recorded, and was dead-lettered: " + failure);
+		}
+	}
+
+	private void retryLater(List<Completion> completions, RuntimeException ex) {
+		long now = System.nanoTime();
+		for (Completion completion : completions) {
+			if (completion.run().leaseExpiredAt(now) || !this.running) {
+				logger.warn("Could not record the outcome of task " + completion.run().lease().id() + " of queue '"
+						+ this.queue + "' before its lease ran out; it will run again: " + ex.getMessage());
+				this.heartbeat.untrack(completion.run());
+			}
+			else {
+				enqueue(completion);
+			}
+		}
+		sleep(100);
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private record Completion(ActiveRun run, @Nullable Throwable failure, @Nullable TaskFailure decision,
+			Duration runTime, @Nullable String result) {
+
+	}
+
+}

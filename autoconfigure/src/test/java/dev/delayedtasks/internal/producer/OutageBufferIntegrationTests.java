@@ -1,0 +1,262 @@
+package dev.delayedtasks.internal.producer;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.ReactiveDelayedTaskScheduler;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskInfo;
+import dev.delayedtasks.TaskRequest;
+import dev.delayedtasks.TaskState;
+import dev.delayedtasks.TaskStoreException;
+import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.autoconfigure.DelayedTasksMetricsAutoConfiguration;
+import dev.delayedtasks.autoconfigure.DelayedTasksSnapshotsAutoConfiguration;
+import dev.delayedtasks.internal.store.StoreSettings;
+import dev.delayedtasks.test.RedisProcess;
+import dev.delayedtasks.test.TestRedis;
+import dev.delayedtasks.test.WithRedis;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The outage buffer with a real {@code redis-server} of this test's own that stops
+ * answering ({@code SIGSTOP}) or dies and comes back: tasks submitted meanwhile are held,
+ * counted by the gauge, and stored in order with the delay they were asked for once Redis
+ * is back; past {@code max-tasks} a submission fails at once, past {@code max-wait} a
+ * held task fails, and the blocking API keeps failing fast.
+ */
+@WithRedis(privateServer = true)
+@ExtendWith(OutputCaptureExtension.class)
+class OutageBufferIntegrationTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	private final TestRedis redis;
+
+	OutageBufferIntegrationTests(TestRedis redis) {
+		this.redis = redis;
+	}
+
+	private ApplicationContextRunner runner(String... properties) {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayedTasksAutoConfiguration.class, DelayedTasksSnapshotsAutoConfiguration.class,
+					MetricsAutoConfiguration.class, DelayedTasksMetricsAutoConfiguration.class))
+			.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
+			.withPropertyValues(this.redis.connectionProperties())
+			.withPropertyValues("delayed-tasks.key-prefix=" + this.redis.keyPrefix(),
+					"delayed-tasks.worker.enabled=false", "spring.data.redis.connect-timeout=500ms",
+					"delayed-tasks.producer.outage-buffer.enabled=true")
+			.withPropertyValues(properties);
+	}
+
+	private RedisProcess server() {
+		assertThat(this.redis.server()).as("the test stops a redis-server process started by this JVM")
+			.isInstanceOf(RedisProcess.class);
+		return (RedisProcess) this.redis.server();
+	}
+
+	@Test
+	void tasksSubmittedWhileRedisIsStoppedAreHeldAndStoredInOrderWithTheirDelaysWhenItResumes(CapturedOutput output) {
+		String queue = "buffer-stopped";
+		RedisProcess server = server();
+		runner("spring.data.redis.timeout=500ms").run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			ReactiveDelayedTaskScheduler reactive = context.getBean(ReactiveDelayedTaskScheduler.class);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
+			List<CompletableFuture<TaskId>> immediate = new ArrayList<>();
+			List<CompletableFuture<TaskId>> delayed = new ArrayList<>();
+			Instant submittedAt;
+			signal("STOP", server);
+			try {
+				submittedAt = Instant.now();
+				for (int i = 0; i < 100; i++) {
+					immediate.add(scheduler.scheduleAsync(queue, "now-" + i, Duration.ZERO));
+				}
+				for (int i = 0; i < 100; i++) {
+					delayed.add((i % 2 == 0) ? scheduler.scheduleAsync(queue, "later-" + i, Duration.ofMinutes(5))
+							: reactive.schedule(queue, "later-" + i, Duration.ofMinutes(5)).toFuture());
+				}
+				long blockingStart = System.nanoTime();
+				assertThatExceptionOfType(TaskStoreException.class)
+					.isThrownBy(() -> scheduler.schedule(queue, "blocking", Duration.ofMinutes(5)));
+				assertThat(Duration.ofNanos(System.nanoTime() - blockingStart)).isLessThan(Duration.ofSeconds(5));
+				// Several command timeouts and retries while Redis is stopped.
+				Thread.sleep(2000);
+				assertThat(immediate).noneMatch(CompletableFuture::isDone);
+				assertThat(delayed).noneMatch(CompletableFuture::isDone);
+				assertThat(meters.get("delayed.tasks.producer.buffered").gauge().value()).isEqualTo(200);
+				assertThat(output).contains("Redis is unreachable: the tasks of queue '" + queue + "' are held");
+			}
+			finally {
+				signal("CONT", server);
+			}
+			List<TaskId> immediateIds = new ArrayList<>();
+			for (CompletableFuture<TaskId> future : immediate) {
+				immediateIds.add(future.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+			}
+			for (CompletableFuture<TaskId> future : delayed) {
+				TaskInfo info = scheduler.find(queue, future.get(WAIT.toSeconds(), TimeUnit.SECONDS)).orElseThrow();
+				assertThat(info.state()).isEqualTo(TaskState.SCHEDULED);
+				// Due five minutes after the call, not after Redis came back (2 s later).
+				assertThat(info.dueAt()).isBetween(submittedAt.plus(Duration.ofMinutes(5)).minusMillis(500),
+						submittedAt.plus(Duration.ofMinutes(5)).plusMillis(1000));
+			}
+			// In the order they were submitted: ready tasks are listed as they were
+			// stored.
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			List<String> ready = redis.opsForList()
+				.range(context.getBean(StoreSettings.class).keys(queue).ready(), 0, -1);
+			assertThat(ready).containsExactlyElementsOf(immediateIds.stream().map(TaskId::value).toList());
+			assertThat(meters.get("delayed.tasks.producer.buffered").gauge().value()).isZero();
+			assertThat(output).contains("Redis is reachable again: queue '" + queue + "' sends the tasks it held");
+		});
+	}
+
+	@Test
+	void tasksSubmittedWhileRedisIsDeadAreStoredWhenItIsRestarted() {
+		String queue = "buffer-killed";
+		RedisProcess server = server();
+		runner("spring.data.redis.timeout=500ms").run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
+			List<CompletableFuture<TaskId>> futures = new ArrayList<>();
+			server.kill();
+			try {
+				for (int i = 0; i < 50; i++) {
+					futures.add(scheduler.submitAsync(TaskRequest.of(queue, "held-" + i).id("held-" + i))
+						.thenApply((result) -> result.id()));
+				}
+				Thread.sleep(1500);
+				assertThat(futures).noneMatch(CompletableFuture::isDone);
+			}
+			finally {
+				server.restart();
+			}
+			for (int i = 0; i < futures.size(); i++) {
+				assertThat(futures.get(i).get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(TaskId.of("held-" + i));
+				assertThat(scheduler.find(queue, TaskId.of("held-" + i))).isPresent();
+			}
+		});
+	}
+
+	@Test
+	void aSubmissionBeyondMaxTasksFailsAtOnceAndTheHeldOnesAreStoredLater() {
+		String queue = "buffer-full";
+		RedisProcess server = server();
+		runner("spring.data.redis.timeout=500ms", "delayed-tasks.producer.outage-buffer.max-tasks=50")
+			.run((context) -> {
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
+				List<CompletableFuture<TaskId>> held = new ArrayList<>();
+				server.kill();
+				try {
+					for (int i = 0; i < 50; i++) {
+						held.add(scheduler.scheduleAsync(queue, "held-" + i, Duration.ofMinutes(5)));
+					}
+					for (int i = 0; i < 10; i++) {
+						TaskId id = TaskId.of("refused-" + i);
+						CompletableFuture<TaskId> refused = scheduler
+							.submitAsync(TaskRequest.of(queue, "refused").id(id.value()))
+							.thenApply((result) -> result.id());
+						assertThat(refused).isCompletedExceptionally();
+						assertThatExceptionOfType(ExecutionException.class).isThrownBy(refused::get)
+							.havingCause()
+							.isInstanceOfSatisfying(TaskStoreException.class,
+									(ex) -> assertThat(ex.getTaskId()).isEqualTo(id))
+							.withMessageContaining(id.value())
+							.withMessageContaining("delayed-tasks.producer.outage-buffer.max-tasks");
+					}
+					assertThat(meters.get("delayed.tasks.producer.buffered").gauge().value()).isEqualTo(50);
+				}
+				finally {
+					server.restart();
+				}
+				for (CompletableFuture<TaskId> future : held) {
+					assertThat(scheduler.find(queue, future.get(WAIT.toSeconds(), TimeUnit.SECONDS))).isPresent();
+				}
+				assertThat(scheduler.find(queue, TaskId.of("refused-0"))).isEmpty();
+			});
+	}
+
+	@Test
+	void aHeldTaskFailsWhenMaxWaitIsOverEvenWhileACallWaitsForItsLongerTimeout() {
+		String queue = "buffer-expiry";
+		RedisProcess server = server();
+		runner("spring.data.redis.timeout=6s", "delayed-tasks.producer.outage-buffer.max-wait=1s").run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
+			List<CompletableFuture<TaskId>> waiting = new ArrayList<>();
+			signal("STOP", server);
+			try {
+				// The first goes out and waits for the 6 s timeout; the others wait
+				// behind
+				// it.
+				CompletableFuture<TaskId> inFlight = scheduler.scheduleAsync(queue, "first", Duration.ofMinutes(5));
+				long start = System.nanoTime();
+				for (int i = 0; i < 20; i++) {
+					waiting.add(scheduler.submitAsync(TaskRequest.of(queue, "waiting").id("waiting-" + i))
+						.thenApply((result) -> result.id()));
+				}
+				for (CompletableFuture<TaskId> future : waiting) {
+					assertThatExceptionOfType(ExecutionException.class)
+						.isThrownBy(() -> future.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+						.havingCause()
+						.isInstanceOf(TaskStoreException.class)
+						.withMessageContaining("delayed-tasks.producer.outage-buffer.max-wait");
+				}
+				Duration failedAfter = Duration.ofNanos(System.nanoTime() - start);
+				assertThat(failedAfter).isBetween(Duration.ofMillis(900), Duration.ofSeconds(4));
+				assertThat(inFlight).isNotDone();
+				// Its call times out after 6 s: past its wait, it fails then.
+				assertThatExceptionOfType(ExecutionException.class)
+					.isThrownBy(() -> inFlight.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+					.havingCause()
+					.isInstanceOf(TaskStoreException.class);
+			}
+			finally {
+				signal("CONT", server);
+			}
+			// Never sent: not stored once Redis answers again.
+			await().atMost(WAIT)
+				.ignoreExceptions()
+				.untilAsserted(() -> assertThat(scheduler.find(queue, TaskId.of("waiting-0"))).isEmpty());
+			for (int i = 0; i < 20; i++) {
+				assertThat(scheduler.find(queue, TaskId.of("waiting-" + i))).isEmpty();
+			}
+		});
+	}
+
+	private static void signal(String signal, RedisProcess server) throws IOException, InterruptedException {
+		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(server.process().pid())).inheritIO()
+			.start();
+		assertThat(kill.waitFor(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(kill.exitValue()).as("kill -" + signal).isZero();
+	}
+
+}

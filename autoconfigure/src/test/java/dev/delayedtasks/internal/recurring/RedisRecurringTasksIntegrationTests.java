@@ -1,0 +1,303 @@
+package dev.delayedtasks.internal.recurring;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import dev.delayedtasks.DelayedTaskException;
+import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.MisfirePolicy;
+import dev.delayedtasks.OverlapPolicy;
+import dev.delayedtasks.RecurringSchedule;
+import dev.delayedtasks.RecurringScheduleInfo;
+import dev.delayedtasks.test.TestRedis;
+import dev.delayedtasks.test.WithRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Recurring schedules against a real Redis: each tick becomes one occurrence task with a
+ * deterministic id, created with the advance of the schedule whoever races for it; the
+ * misfire and overlap policies; changed definitions, pause, resume and removal.
+ */
+@WithRedis
+class RedisRecurringTasksIntegrationTests {
+
+	private static final String QUEUE = "reports";
+
+	private RecurringFixture one;
+
+	private RecurringFixture two;
+
+	@BeforeEach
+	void setUp(TestRedis redis) {
+		this.one = new RecurringFixture(redis);
+		this.two = new RecurringFixture(redis);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.one.close();
+		this.two.close();
+	}
+
+	@Test
+	void upsertCreatesTheNextOccurrencesAsScheduledTasksDueAtTheirTicks() {
+		RecurringScheduleInfo info = this.one.recurring
+			.upsert(RecurringSchedule.fixedRate("every-minute", QUEUE, Duration.ofMinutes(1)).payload(Map.of("k", 1)));
+		TreeMap<Long, String> occurrences = this.one.occurrences(QUEUE, "every-minute");
+		assertThat(occurrences).hasSize(RedisRecurringTasks.LOOKAHEAD);
+		long first = occurrences.firstKey();
+		assertThat(first % 60_000).as("a whole minute").isZero();
+		assertThat(first).isGreaterThan(System.currentTimeMillis() - 1000);
+		assertThat(occurrences.lastKey()).isEqualTo(first + 60_000);
+		assertThat(occurrences.values()).containsOnly("S");
+		for (long tick : occurrences.keySet()) {
+			assertThat(this.one.redis.opsForZSet().score(this.one.keys(QUEUE).sched(), "every-minute:" + tick))
+				.isEqualTo((double) tick);
+			assertThat(this.one.redis.opsForValue().get(this.one.keys(QUEUE).payload("every-minute:" + tick)))
+				.contains("\"k\":1")
+				.contains("\"dt-recurring\":\"every-minute\"");
+		}
+		assertThat(info.nextTick()).isEqualTo(Instant.ofEpochMilli(first));
+		assertThat(info.expression()).isEqualTo("every PT1M");
+		assertThat(info.origin()).isEqualTo("api");
+		assertThat(info.occurrences()).isEqualTo(2);
+		assertThat(this.one.recurring.list()).extracting(RecurringScheduleInfo::id).contains("every-minute");
+	}
+
+	@Test
+	void instancesThatRaceCreateEachOccurrenceOnce() throws Exception {
+		this.one.recurring.upsert(RecurringSchedule.cron("race", QUEUE, "0 * * * * *"));
+		long first = this.one.occurrences(QUEUE, "race").firstKey();
+		// Each start of the first occurrence tops the schedule up; eight instances at
+		// once.
+		ExecutorService pool = Executors.newFixedThreadPool(8);
+		try {
+			CountDownLatch go = new CountDownLatch(1);
+			List<Future<Boolean>> admitted = new ArrayList<>();
+			for (int i = 0; i < 8; i++) {
+				RecurringFixture instance = (i % 2 == 0) ? this.one : this.two;
+				admitted.add(pool.submit(() -> {
+					go.await();
+					instance.recurring.ensure("race");
+					return instance.recurring.admit(RecurringFixture.occurrence(QUEUE, "race", first));
+				}));
+			}
+			go.countDown();
+			int runs = 0;
+			for (Future<Boolean> future : admitted) {
+				runs += future.get() ? 1 : 0;
+			}
+			assertThat(runs).as("one of the racing starts of the same occurrence runs it").isOne();
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		TreeMap<Long, String> occurrences = this.one.occurrences(QUEUE, "race");
+		assertThat(occurrences.keySet()).containsExactly(first, first + 60_000, first + 120_000);
+		assertThat(this.one.created("race") + this.two.created("race")).isEqualTo(3);
+		assertThat(this.one.recurring.find("race").orElseThrow().occurrences()).isEqualTo(3);
+	}
+
+	@Test
+	void skipPolicyCountsTicksMissedDuringAGapAndCarriesOnFromTheNextTick() {
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("gap-skip", QUEUE, Duration.ofSeconds(1))
+			.misfireThreshold(Duration.ofSeconds(2)));
+		long pendingLate = stopFor("gap-skip", Duration.ofSeconds(10));
+		this.two.recurring.ensure("gap-skip");
+		assertThat(this.two.missed("gap-skip")).as("the late pending tick and those never created").isBetween(9L, 12L);
+		assertThat(this.two.recurring.admit(RecurringFixture.occurrence(QUEUE, "gap-skip", pendingLate))).isFalse();
+		TreeMap<Long, String> occurrences = this.one.occurrences(QUEUE, "gap-skip");
+		long now = scriptNow("gap-skip");
+		assertThat(occurrences.tailMap(pendingLate, false).keySet())
+			.allSatisfy((tick) -> assertThat(tick).isGreaterThanOrEqualTo(now - 2000));
+		RecurringScheduleInfo info = this.one.recurring.find("gap-skip").orElseThrow();
+		assertThat(info.missedTicks()).isEqualTo(this.two.missed("gap-skip"));
+		assertThat(info.lastMissedAt()).isNotNull();
+	}
+
+	@Test
+	void runOncePolicyRunsOneOccurrenceForAllMissedTicks() {
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("gap-once", QUEUE, Duration.ofSeconds(1))
+			.misfireThreshold(Duration.ofSeconds(2))
+			.misfire(MisfirePolicy.RUN_ONCE));
+		long pendingLate = stopFor("gap-once", Duration.ofSeconds(10));
+		this.two.recurring.ensure("gap-once");
+		long now = scriptNow("gap-once");
+		List<Long> lateInWindow = window("gap-once").stream().filter((tick) -> tick < now - 2000).toList();
+		assertThat(lateInWindow).as("one occurrence, for the latest missed tick, stands for all of them").hasSize(1);
+		assertThat(this.one.occurrences(QUEUE, "gap-once")).containsEntry(lateInWindow.get(0), "R");
+		assertThat(this.two.missed("gap-once")).isBetween(8L, 11L);
+		assertThat(this.two.recurring.admit(RecurringFixture.occurrence(QUEUE, "gap-once", pendingLate))).isFalse();
+		assertThat(this.two.recurring.admit(RecurringFixture.occurrence(QUEUE, "gap-once", lateInWindow.get(0))))
+			.isTrue();
+	}
+
+	@Test
+	void runAllPolicyRunsTheLatestMissedTicksUpToItsBound() {
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("gap-all", QUEUE, Duration.ofSeconds(1))
+			.misfireThreshold(Duration.ofSeconds(2))
+			.misfire(MisfirePolicy.RUN_ALL, 4));
+		long pendingLate = stopFor("gap-all", Duration.ofSeconds(10));
+		this.two.recurring.ensure("gap-all");
+		long now = scriptNow("gap-all");
+		TreeMap<Long, String> occurrences = this.one.occurrences(QUEUE, "gap-all");
+		List<Long> late = occurrences.keySet().stream().filter((tick) -> tick < now - 2000).toList();
+		assertThat(late).hasSize(1 + 4).contains(pendingLate);
+		assertThat(occurrences.subMap(pendingLate, false, now - 2000, false).values())
+			.as("missed ticks created ready to run")
+			.containsOnly("R");
+		assertThat(window("gap-all")).doesNotContain(pendingLate).containsAll(late.subList(1, 5));
+		assertThat(this.two.recurring.admit(RecurringFixture.occurrence(QUEUE, "gap-all", pendingLate))).isFalse();
+		for (long tick : late.subList(1, 5)) {
+			assertThat(this.two.recurring.admit(RecurringFixture.occurrence(QUEUE, "gap-all", tick))).isTrue();
+		}
+	}
+
+	@Test
+	void overlapSkipSkipsATickWhileThePreviousOccurrenceRuns() {
+		this.one.recurring
+			.upsert(RecurringSchedule.fixedRate("overlap", QUEUE, Duration.ofMinutes(1)).overlap(OverlapPolicy.SKIP));
+		List<Long> ticks = new ArrayList<>(this.one.occurrences(QUEUE, "overlap").keySet());
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence(QUEUE, "overlap", ticks.get(0)))).isTrue();
+		// The first occurrence is leased by a worker and still runs.
+		this.one.redis.opsForHash().put(this.one.keys(QUEUE).task("overlap:" + ticks.get(0)), "s", "A");
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence(QUEUE, "overlap", ticks.get(1)))).isFalse();
+		assertThat(this.one.skipped.get("overlap")).hasValue(1);
+		// Once it is done (acked: deleted) the next tick runs.
+		this.one.redis.delete(this.one.keys(QUEUE).task("overlap:" + ticks.get(0)));
+		long third = this.one.occurrences(QUEUE, "overlap").lastKey();
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence(QUEUE, "overlap", third))).isTrue();
+	}
+
+	@Test
+	void overlapAllowRunsATickWhileThePreviousOccurrenceRuns() {
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("allow", QUEUE, Duration.ofMinutes(1)));
+		List<Long> ticks = new ArrayList<>(this.one.occurrences(QUEUE, "allow").keySet());
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence(QUEUE, "allow", ticks.get(0)))).isTrue();
+		this.one.redis.opsForHash().put(this.one.keys(QUEUE).task("allow:" + ticks.get(0)), "s", "A");
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence(QUEUE, "allow", ticks.get(1)))).isTrue();
+	}
+
+	@Test
+	void aChangedCronTakesEffectFromItsNextTickWithoutDuplicates() {
+		this.one.recurring.upsert(RecurringSchedule.cron("changing", QUEUE, "0 0 * * * *"));
+		TreeMap<Long, String> hourly = this.one.occurrences(QUEUE, "changing");
+		RecurringScheduleInfo same = this.two.recurring
+			.upsert(RecurringSchedule.cron("changing", QUEUE, "0 0 * * * *"));
+		assertThat(this.one.occurrences(QUEUE, "changing")).as("an unchanged definition changes nothing")
+			.isEqualTo(hourly);
+		assertThat(same.occurrences()).isEqualTo(2);
+		this.two.recurring.upsert(RecurringSchedule.cron("changing", QUEUE, "0 */30 * * * *"));
+		// The next full hour is also one of the next two half-hours: adopted, not
+		// duplicated.
+		assertThat(this.one.occurrences(QUEUE, "changing")).hasSize(3);
+		assertThat(this.one.recurring.find("changing").orElseThrow().expression()).isEqualTo("0 */30 * * * *");
+		long nextHour = hourly.firstKey();
+		long hourAfter = hourly.lastKey();
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence(QUEUE, "changing", hourAfter)))
+			.as("a tick of the old definition only")
+			.isFalse();
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence(QUEUE, "changing", nextHour)))
+			.as("a tick of both definitions")
+			.isTrue();
+		assertThat(this.one.occurrences(QUEUE, "changing").keySet())
+			.allSatisfy((tick) -> assertThat(tick % 1_800_000).isZero());
+	}
+
+	@Test
+	void aPausedScheduleSkipsItsOccurrencesAndResumesFromItsNextTick() {
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("pausing", QUEUE, Duration.ofMinutes(1)));
+		long first = this.one.occurrences(QUEUE, "pausing").firstKey();
+		assertThat(this.two.recurring.pause("pausing")).isTrue();
+		assertThat(this.one.recurring.find("pausing").orElseThrow().paused()).isTrue();
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence(QUEUE, "pausing", first))).isFalse();
+		assertThat(this.one.skipped.get("paused")).hasValue(1);
+		assertThat(this.two.recurring.resume("pausing")).isTrue();
+		RecurringScheduleInfo info = this.one.recurring.find("pausing").orElseThrow();
+		assertThat(info.paused()).isFalse();
+		assertThat(info.missedTicks()).isZero();
+		assertThat(this.one.occurrences(QUEUE, "pausing")).hasSize(2);
+	}
+
+	@Test
+	void aRemovedScheduleSkipsItsPendingOccurrences() {
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("removed", QUEUE, Duration.ofMinutes(1)));
+		long first = this.one.occurrences(QUEUE, "removed").firstKey();
+		assertThat(this.two.recurring.remove("removed")).isTrue();
+		assertThat(this.two.recurring.remove("removed")).isFalse();
+		assertThat(this.one.recurring.find("removed")).isEmpty();
+		assertThat(this.one.recurring.list()).extracting(RecurringScheduleInfo::id).doesNotContain("removed");
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence(QUEUE, "removed", first))).isFalse();
+		assertThat(this.one.redis.hasKey(this.one.keys(QUEUE).schedule("removed"))).isFalse();
+	}
+
+	@Test
+	void anIdTakenOnAnotherQueueIsRefused() {
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("taken", QUEUE, Duration.ofMinutes(1)));
+		assertThatExceptionOfType(InvalidTaskRequestException.class).isThrownBy(
+				() -> this.two.recurring.upsert(RecurringSchedule.fixedRate("taken", "other", Duration.ofMinutes(1))))
+			.withMessageContaining("'taken' already exists on queue 'reports'");
+	}
+
+	private List<Long> window(String id) {
+		List<Long> window = new ArrayList<>();
+		for (String tick : this.one.schedule(QUEUE, id).get("w").toString().split(",")) {
+			window.add(Long.parseLong(tick));
+		}
+		return window;
+	}
+
+	/** Redis time when the last missed ticks were counted. */
+	private long scriptNow(String id) {
+		return Long.parseLong(this.one.schedule(QUEUE, id).get("lm").toString());
+	}
+
+	@Test
+	void anExpressionWithoutFurtherTicksCreatesNothingAndStillDecidesAStart() {
+		RecurringScheduleInfo info = this.one.recurring.upsert(RecurringSchedule.cron("never", QUEUE, "0 0 0 30 2 *"));
+		assertThat(info.nextTick()).isNull();
+		assertThat(this.one.occurrences(QUEUE, "never")).isEmpty();
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence(QUEUE, "never", 1_000L))).isFalse();
+	}
+
+	@Test
+	void aQueueWrittenByAnotherLayoutVersionIsRefused() {
+		this.one.redis.opsForHash().put(this.one.keys("old-layout").meta(), "v", "0");
+		assertThatExceptionOfType(DelayedTaskException.class)
+			.isThrownBy(() -> this.one.recurring
+				.upsert(RecurringSchedule.fixedRate("old", "old-layout", Duration.ofMinutes(1))))
+			.withMessageContaining("Queue 'old-layout' in Redis has data layout version 0");
+	}
+
+	/**
+	 * Make the schedule look as if every instance stopped {@code gap} ago, just after
+	 * creating its next occurrences: one pending occurrence now late, and its next tick
+	 * in the past.
+	 * @return the tick of the late pending occurrence
+	 */
+	private long stopFor(String id, Duration gap) {
+		String key = this.one.keys(QUEUE).schedule(id);
+		long late = (System.currentTimeMillis() - gap.toMillis()) / 1000 * 1000;
+		this.one.redis.opsForHash().putAll(key, Map.of("n", Long.toString(late + 1000), "w", Long.toString(late)));
+		String task = this.one.keys(QUEUE).task(id + ":" + late);
+		this.one.redis.opsForHash()
+			.putAll(task, Map.of("s", "S", "d", Long.toString(late), "a", "0", "v", "0", "m", "4", "f", "0", "c",
+					Long.toString(late)));
+		this.one.redis.opsForZSet().add(this.one.keys(QUEUE).sched(), id + ":" + late, late);
+		return late;
+	}
+
+}

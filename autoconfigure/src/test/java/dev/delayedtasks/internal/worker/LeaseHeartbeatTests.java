@@ -1,0 +1,109 @@
+package dev.delayedtasks.internal.worker;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.internal.store.Lease;
+import dev.delayedtasks.internal.store.TaskStore.ExtendOutcome;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What a heartbeat does with the outcomes of extending leases.
+ */
+class LeaseHeartbeatTests {
+
+	private static final WorkerSettings SETTINGS = new WorkerSettings(Duration.ofSeconds(30), Duration.ofSeconds(5),
+			Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(5), true, 32);
+
+	@Test
+	void lostLeaseOfARunningHandlerInterruptsIt() throws Exception {
+		ScriptedTaskStore store = new ScriptedTaskStore();
+		store.extend = (leases) -> List.of(ExtendOutcome.LOST);
+		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
+		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
+				() -> {
+				});
+		Thread handler = new Thread(() -> {
+			try {
+				Thread.sleep(10_000);
+			}
+			catch (InterruptedException ex) {
+				// expected
+			}
+		});
+		handler.start();
+		assertThat(run.start(handler)).isTrue();
+		heartbeat.beat();
+		handler.join(5000);
+		assertThat(handler.isAlive()).isFalse();
+		assertThat("lease-lost".equals(run.stopReason())).isTrue();
+	}
+
+	@Test
+	void leaseLostBeforeTheHandlerStartedEndsTheRunAndTheHandlerNeverStarts() {
+		ScriptedTaskStore store = new ScriptedTaskStore();
+		store.extend = (leases) -> List.of(ExtendOutcome.LOST);
+		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
+		AtomicInteger ended = new AtomicInteger();
+		// Claimed, but its handler has not started yet (a busy or stalled worker).
+		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
+				ended::incrementAndGet);
+		heartbeat.beat();
+		assertThat(ended).as("permit freed").hasValue(1);
+		assertThat(heartbeat.active()).isEmpty();
+		assertThat(run.start(Thread.currentThread())).as("handler started after the lease was lost").isFalse();
+		assertThat(run.release()).as("released at shutdown").isFalse();
+	}
+
+	@Test
+	void leaseRunOutLocallyBeforeTheHandlerStartedEndsTheRunAndTheHandlerNeverStarts() {
+		WorkerSettings shortLease = new WorkerSettings(Duration.ofMillis(30), Duration.ofSeconds(5),
+				Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(5), true, 32);
+		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", new ScriptedTaskStore(), shortLease);
+		AtomicInteger ended = new AtomicInteger();
+		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
+				ended::incrementAndGet);
+		await().atMost(Duration.ofSeconds(5)).until(() -> run.leaseExpiredAt(System.nanoTime()));
+		heartbeat.checkLocalLeases();
+		assertThat(ended).hasValue(1);
+		assertThat(heartbeat.active()).isEmpty();
+		assertThat(run.start(Thread.currentThread())).isFalse();
+	}
+
+	@Test
+	void runThatFinishedWhileItsLeaseWasExtendedIsNotTreatedAsLost() {
+		ScriptedTaskStore store = new ScriptedTaskStore();
+		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
+		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
+				() -> {
+				});
+		run.start(Thread.currentThread());
+		// The run ends and is acknowledged while the extension is on its way: Redis
+		// answers that the lease is gone.
+		store.extend = (leases) -> {
+			run.finish();
+			return List.of(ExtendOutcome.LOST);
+		};
+		heartbeat.beat();
+		assertThat(run.stopReason()).isNull();
+	}
+
+	@Test
+	void cancelRequestInterruptsTheHandlerAndKeepsTheLease() {
+		ScriptedTaskStore store = new ScriptedTaskStore();
+		store.extend = (leases) -> List.of(ExtendOutcome.CANCEL_REQUESTED);
+		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
+		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
+				() -> {
+				});
+		heartbeat.beat();
+		assertThat(run.stopReason()).isEqualTo("cancelled");
+		assertThat(run.leaseExpiredAt(System.nanoTime())).isFalse();
+	}
+
+}
