@@ -1,7 +1,7 @@
 /**
  * The {@link dev.delayedtasks.annotation.DelayedTaskHandler} and
- * {@link dev.delayedtasks.annotation.Recurring} annotations. The post-processors that find
- * them live in {@code dev.delayedtasks.internal.annotation}.
+ * {@link dev.delayedtasks.annotation.Recurring} annotations. The post-processors that
+ * find them live in {@code dev.delayedtasks.internal.annotation}.
  */
 @NullMarked
 package dev.delayedtasks.annotation;

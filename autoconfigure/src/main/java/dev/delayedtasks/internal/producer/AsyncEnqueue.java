@@ -1,6 +1,5 @@
 package dev.delayedtasks.internal.producer;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -53,8 +52,6 @@ final class AsyncEnqueue {
 	/** Queues with a lane; past that, every call is sent on its own, never held. */
 	private static final int MAX_LANES = 1024;
 
-	private static final long FIRST_RETRY_MILLIS = 100;
-
 	private static final long LAST_RETRY_MILLIS = 1000;
 
 	private final Sender sender;
@@ -72,7 +69,7 @@ final class AsyncEnqueue {
 	/** Tasks accepted and not yet stored or failed, in every lane. */
 	private final AtomicInteger accepted = new AtomicInteger();
 
-	private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
+	private final Map<String, EnqueueLane> lanes = new ConcurrentHashMap<>();
 
 	/**
 	 * Create the lanes.
@@ -107,25 +104,25 @@ final class AsyncEnqueue {
 							+ " (delayed-tasks.producer.outage-buffer.max-tasks)",
 					task.id(), null));
 		}
-		Lane lane = this.lanes.get(task.queue());
+		EnqueueLane lane = this.lanes.get(task.queue());
 		if (lane == null) {
 			if (this.lanes.size() >= MAX_LANES) {
-				Pending pending = new Pending(task, System.nanoTime());
+				PendingTask pending = new PendingTask(task, System.nanoTime());
 				send(null, List.of(pending));
 				return pending.future;
 			}
-			lane = this.lanes.computeIfAbsent(task.queue(), Lane::new);
+			lane = this.lanes.computeIfAbsent(task.queue(), EnqueueLane::new);
 		}
-		Pending pending;
-		List<Pending> batch = null;
+		PendingTask pending;
+		List<PendingTask> batch = null;
 		synchronized (lane) {
 			// Stamped under the lock, so a lane's tasks wait in the order of their
 			// stamps.
-			pending = new Pending(task, System.nanoTime());
+			pending = new PendingTask(task, System.nanoTime());
 			lane.waiting.add(pending);
 			if (!lane.sending) {
 				lane.sending = true;
-				batch = drain(lane);
+				batch = lane.drain(this.batchSize, this.batchBytes);
 			}
 			else if (this.buffer.enabled()) {
 				scheduleExpiry(lane, pending.submitted);
@@ -146,30 +143,10 @@ final class AsyncEnqueue {
 		return this.accepted.get();
 	}
 
-	/**
-	 * The next call's tasks, up to the batch limits. Called holding the lane's lock.
-	 * @param lane the lane
-	 * @return the tasks, at least one when any wait
-	 */
-	private List<Pending> drain(Lane lane) {
-		List<Pending> batch = new ArrayList<>(Math.min(this.batchSize, lane.waiting.size()));
-		long bytes = 0;
-		while (batch.size() < this.batchSize && !lane.waiting.isEmpty()) {
-			Pending next = lane.waiting.peek();
-			if (!batch.isEmpty() && bytes + next.task.envelopeBytes() > this.batchBytes) {
-				break;
-			}
-			bytes += next.task.envelopeBytes();
-			next.held |= lane.outage;
-			batch.add(lane.waiting.poll());
-		}
-		return batch;
-	}
-
-	private void send(@Nullable Lane lane, List<Pending> batch) {
+	private void send(@Nullable EnqueueLane lane, List<PendingTask> batch) {
 		long now = System.nanoTime();
 		List<PreparedTask> tasks = new ArrayList<>(batch.size());
-		for (Pending pending : batch) {
+		for (PendingTask pending : batch) {
 			tasks.add(pending.delayLeft(now));
 		}
 		Mono<List<EnqueueCall.Outcome>> call;
@@ -184,7 +161,7 @@ final class AsyncEnqueue {
 			next(lane);
 			for (int i = 0; i < batch.size(); i++) {
 				EnqueueCall.Outcome outcome = outcomes.get(i);
-				Pending pending = batch.get(i);
+				PendingTask pending = batch.get(i);
 				if (outcome.failure() != null) {
 					fail(pending, outcome.failure());
 				}
@@ -213,9 +190,9 @@ final class AsyncEnqueue {
 			}
 			// Redis failed this call: the tasks that waited for it fail with it instead
 			// of going out one batch per command timeout. Later submissions try again.
-			List<Pending> failed = new ArrayList<>(batch);
+			List<PendingTask> failed = new ArrayList<>(batch);
 			failed.addAll(abandon(lane));
-			for (Pending pending : failed) {
+			for (PendingTask pending : failed) {
 				fail(pending, EnqueueCoalescer.forTask(failure, pending.task));
 			}
 		});
@@ -228,11 +205,11 @@ final class AsyncEnqueue {
 	 * @param batch the tasks of the call that failed
 	 * @param failure why it failed
 	 */
-	private void hold(Lane lane, List<Pending> batch, RuntimeException failure) {
+	private void hold(EnqueueLane lane, List<PendingTask> batch, RuntimeException failure) {
 		long now = System.nanoTime();
 		boolean began;
 		long pause;
-		List<Pending> expired;
+		List<PendingTask> expired;
 		synchronized (lane) {
 			for (int i = batch.size() - 1; i >= 0; i--) {
 				batch.get(i).held = true;
@@ -243,7 +220,7 @@ final class AsyncEnqueue {
 			lane.lastFailure = failure;
 			pause = lane.pauseMillis;
 			lane.pauseMillis = Math.min(2 * pause, LAST_RETRY_MILLIS);
-			expired = expire(lane, now);
+			expired = lane.expire(now, this.buffer.maxWait().toNanos());
 			scheduleExpiry(lane, now);
 		}
 		if (began) {
@@ -259,20 +236,20 @@ final class AsyncEnqueue {
 	 * Send the lane's held tasks again, unless none is left.
 	 * @param lane the lane
 	 */
-	private void retry(Lane lane) {
+	private void retry(EnqueueLane lane) {
 		long now = System.nanoTime();
-		List<Pending> expired;
-		List<Pending> batch = null;
+		List<PendingTask> expired;
+		List<PendingTask> batch = null;
 		RuntimeException failure;
 		synchronized (lane) {
 			failure = lane.lastFailure;
-			expired = expire(lane, now);
+			expired = lane.expire(now, this.buffer.maxWait().toNanos());
 			if (lane.waiting.isEmpty()) {
 				// Still counted as an outage: the next submission is the next try.
 				lane.sending = false;
 			}
 			else {
-				batch = drain(lane);
+				batch = lane.drain(this.batchSize, this.batchBytes);
 			}
 		}
 		failExpired(expired, failure);
@@ -282,29 +259,13 @@ final class AsyncEnqueue {
 	}
 
 	/**
-	 * Take out the tasks held longer than the buffer's wait. Called holding the lane's
-	 * lock.
-	 * @param lane the lane
-	 * @param now the time, in {@link System#nanoTime()}
-	 * @return the tasks, oldest first
-	 */
-	private List<Pending> expire(Lane lane, long now) {
-		List<Pending> expired = new ArrayList<>();
-		long maxWait = this.buffer.maxWait().toNanos();
-		while (!lane.waiting.isEmpty() && now - lane.waiting.peek().submitted >= maxWait) {
-			expired.add(lane.waiting.poll());
-		}
-		return expired;
-	}
-
-	/**
 	 * Fail the oldest waiting task when its wait is over, even while a call of the lane
 	 * waits for its command timeout. At most one timer per lane, so while Redis answers
 	 * this costs a timer per lane and wait. Called holding the lane's lock.
 	 * @param lane the lane
 	 * @param now the time, in {@link System#nanoTime()}
 	 */
-	private void scheduleExpiry(Lane lane, long now) {
+	private void scheduleExpiry(EnqueueLane lane, long now) {
 		if (lane.expiryScheduled || lane.waiting.isEmpty()) {
 			return;
 		}
@@ -313,21 +274,21 @@ final class AsyncEnqueue {
 		this.timers.schedule(() -> expireHeld(lane), Math.max(0, due - now), TimeUnit.NANOSECONDS);
 	}
 
-	private void expireHeld(Lane lane) {
+	private void expireHeld(EnqueueLane lane) {
 		long now = System.nanoTime();
-		List<Pending> expired;
+		List<PendingTask> expired;
 		RuntimeException failure;
 		synchronized (lane) {
 			lane.expiryScheduled = false;
 			failure = lane.lastFailure;
-			expired = expire(lane, now);
+			expired = lane.expire(now, this.buffer.maxWait().toNanos());
 			scheduleExpiry(lane, now);
 		}
 		failExpired(expired, failure);
 	}
 
-	private void failExpired(List<Pending> expired, @Nullable RuntimeException failure) {
-		for (Pending pending : expired) {
+	private void failExpired(List<PendingTask> expired, @Nullable RuntimeException failure) {
+		for (PendingTask pending : expired) {
 			fail(pending,
 					new TaskStoreException(
 							"Task " + pending.task.id() + " of queue '" + pending.task.queue()
@@ -338,7 +299,7 @@ final class AsyncEnqueue {
 		}
 	}
 
-	private void fail(Pending pending, RuntimeException failure) {
+	private void fail(PendingTask pending, RuntimeException failure) {
 		this.accepted.decrementAndGet();
 		pending.future.completeExceptionally(failure);
 	}
@@ -348,15 +309,12 @@ final class AsyncEnqueue {
 	 * @param lane the lane, or {@code null} for a call without one
 	 * @return the tasks that waited
 	 */
-	private List<Pending> abandon(@Nullable Lane lane) {
+	private static List<PendingTask> abandon(@Nullable EnqueueLane lane) {
 		if (lane == null) {
 			return List.of();
 		}
 		synchronized (lane) {
-			List<Pending> waiting = new ArrayList<>(lane.waiting);
-			lane.waiting.clear();
-			lane.sending = false;
-			return waiting;
+			return lane.abandon();
 		}
 	}
 
@@ -364,25 +322,25 @@ final class AsyncEnqueue {
 	 * After a call that Redis answered: the next call of the lane, if tasks wait.
 	 * @param lane the lane, or {@code null} for a call without one
 	 */
-	private void next(@Nullable Lane lane) {
+	private void next(@Nullable EnqueueLane lane) {
 		if (lane == null) {
 			return;
 		}
-		List<Pending> batch;
+		List<PendingTask> batch;
 		boolean recovered;
 		synchronized (lane) {
 			recovered = lane.outage;
 			if (recovered) {
 				lane.outage = false;
 				lane.lastFailure = null;
-				lane.pauseMillis = FIRST_RETRY_MILLIS;
+				lane.pauseMillis = EnqueueLane.FIRST_RETRY_MILLIS;
 			}
 			if (lane.waiting.isEmpty()) {
 				lane.sending = false;
 				batch = null;
 			}
 			else {
-				batch = drain(lane);
+				batch = lane.drain(this.batchSize, this.batchBytes);
 			}
 		}
 		if (recovered) {
@@ -406,78 +364,6 @@ final class AsyncEnqueue {
 		 * @return one outcome per task, in order
 		 */
 		Mono<List<EnqueueCall.Outcome>> send(String queue, List<PreparedTask> tasks);
-
-	}
-
-	/**
-	 * The calls of one queue: whether one is in flight (or a retry is due), what waits
-	 * for the next, and whether Redis was unreachable at the last try.
-	 */
-	private static final class Lane {
-
-		private final String queue;
-
-		private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
-
-		/**
-		 * One call at a time: two measured no faster than one (A/B of the {@code async}
-		 * and {@code reactive} benchmarks), and one keeps the batches large.
-		 */
-		private boolean sending;
-
-		private boolean outage;
-
-		private @Nullable RuntimeException lastFailure;
-
-		private long pauseMillis = FIRST_RETRY_MILLIS;
-
-		private boolean expiryScheduled;
-
-		Lane(String queue) {
-			this.queue = queue;
-		}
-
-	}
-
-	/** A task, when it was submitted, and the future its caller holds. */
-	private static final class Pending {
-
-		private final PreparedTask task;
-
-		private final long submitted;
-
-		private final long submittedAtMillis = System.currentTimeMillis();
-
-		private final CompletableFuture<ScheduleResult> future = new CompletableFuture<>();
-
-		/** Sent, or to be sent, after a call failed because Redis was unreachable. */
-		private boolean held;
-
-		Pending(PreparedTask task, long submitted) {
-			this.task = task;
-			this.submitted = submitted;
-		}
-
-		/**
-		 * The task as it is sent now, due when its caller asked. A delay is shortened by
-		 * the time the task waited in the lane. A held task goes with the instant its
-		 * delay ends by this machine's clock instead: a call that timed out while Redis
-		 * was stopped still runs when it resumes, so a delay sent seconds ago would count
-		 * from then.
-		 * @param now the time, in {@link System#nanoTime()}
-		 * @return the task
-		 */
-		PreparedTask delayLeft(long now) {
-			if (this.task.absolute() || this.task.time() == 0) {
-				return this.task;
-			}
-			if (this.held) {
-				return this.task.withDue(true, this.submittedAtMillis + this.task.time());
-			}
-			long waitedMillis = TimeUnit.NANOSECONDS.toMillis(now - this.submitted);
-			return (waitedMillis == 0) ? this.task
-					: this.task.withDue(false, Math.max(0, this.task.time() - waitedMillis));
-		}
 
 	}
 

@@ -216,8 +216,8 @@ final class AsyncScheduling {
 						.map(Optional::of)
 						.defaultIfEmpty(Optional.empty())
 						.map((error) -> Optional
-							.ofNullable(RedisDelayedTaskScheduler.taskInfo(queue, id, fields, error.orElse(null)))))
-			.onErrorMap((ex) -> RedisDelayedTaskScheduler.readFailure(queue, id, ex))
+							.ofNullable(StoredTasks.taskInfo(queue, id, fields, error.orElse(null)))))
+			.onErrorMap((ex) -> StoredTasks.readFailure(queue, id, ex))
 			.toFuture();
 	}
 

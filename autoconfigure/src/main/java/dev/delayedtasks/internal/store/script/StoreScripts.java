@@ -77,8 +77,8 @@ public final class StoreScripts {
 	 * The text of a Lua script that is not one of the store's own, with the store's
 	 * includes inlined: delayed-tasks-test's scripts read Redis time through the same
 	 * {@code now} include as the store's.
-	 * @param fileName the script's path under {@code dev/delayedtasks/internal/store/script/} on the
-	 * class path
+	 * @param fileName the script's path under
+	 * {@code dev/delayedtasks/internal/store/script/} on the class path
 	 * @return the script as sent to Redis
 	 */
 	public static String source(String fileName) {

@@ -1,0 +1,204 @@
+package dev.delayedtasks.internal.producer;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.delayedtasks.DelayedTaskListener;
+import dev.delayedtasks.ScheduleResult;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskStoreException;
+import dev.delayedtasks.internal.admin.RedisQueueControl;
+import dev.delayedtasks.internal.store.EnqueueCall;
+import dev.delayedtasks.internal.store.PreparedTask;
+import dev.delayedtasks.internal.store.QueueIndex;
+import dev.delayedtasks.internal.store.script.Script;
+import dev.delayedtasks.internal.store.script.StoreScripts;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+
+/**
+ * Stores prepared tasks with {@code enqueue} calls on the blocking connection: one call
+ * per queue and batch, a batch bounded by task count and by envelope bytes so that no
+ * call holds Redis for long, and the queue registered in the index of known queues before
+ * (and, for a new partition, again after) the call.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+final class BlockingEnqueue {
+
+	private static final Log logger = LogFactory.getLog(BlockingEnqueue.class);
+
+	private final StoreScripts scripts;
+
+	private final QueueIndex queues;
+
+	private final EnqueueCall enqueueCall;
+
+	private final DelayedTaskListener listener;
+
+	private final int batchSize;
+
+	private final long batchBytes;
+
+	/**
+	 * Create the sender.
+	 * @param scripts the scripts
+	 * @param queues the queue index
+	 * @param enqueueCall the encoding of the call and its reply
+	 * @param listener told what was scheduled
+	 * @param batchSize the most tasks per call
+	 * @param batchBytes the most envelope bytes per call (a larger task goes alone)
+	 */
+	BlockingEnqueue(StoreScripts scripts, QueueIndex queues, EnqueueCall enqueueCall, DelayedTaskListener listener,
+			int batchSize, long batchBytes) {
+		this.scripts = scripts;
+		this.queues = queues;
+		this.enqueueCall = enqueueCall;
+		this.listener = listener;
+		this.batchSize = batchSize;
+		this.batchBytes = batchBytes;
+	}
+
+	/**
+	 * Send tasks in batches of one queue each, in order within a queue.
+	 * @param prepared the tasks; {@code null} for positions to skip; each position is set
+	 * to {@code null} once sent, so its envelope can go
+	 * @param results where the outcome of each sent task goes, by position
+	 * @param onFailure told about a batch that fails, after which the others are sent;
+	 * {@code null} to throw the first failure
+	 */
+	void sendBatches(List<@Nullable PreparedTask> prepared, @Nullable ScheduleResult[] results,
+			AfterCommitSends.@Nullable BatchFailure onFailure) {
+		Map<String, List<Integer>> positionsByQueue = new LinkedHashMap<>();
+		for (int i = 0; i < prepared.size(); i++) {
+			PreparedTask task = prepared.get(i);
+			if (task != null) {
+				positionsByQueue.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(i);
+			}
+		}
+		positionsByQueue.forEach((queue, positions) -> {
+			int from = 0;
+			while (from < positions.size()) {
+				int to = batchEnd(prepared, positions, from);
+				List<Integer> batch = positions.subList(from, to);
+				List<PreparedTask> tasks = batch.stream().map(prepared::get).toList();
+				List<ScheduleResult> outcomes;
+				try {
+					outcomes = enqueue(queue, tasks);
+				}
+				catch (RuntimeException ex) {
+					if (onFailure == null) {
+						throw ex;
+					}
+					onFailure.failed(queue, tasks, ex);
+					outcomes = null;
+				}
+				for (int i = 0; i < batch.size(); i++) {
+					if (outcomes != null) {
+						results[batch.get(i)] = outcomes.get(i);
+					}
+					// Done with it: its envelope, if kept, can go.
+					prepared.set(batch.get(i), null);
+				}
+				from = to;
+			}
+		});
+	}
+
+	/**
+	 * Send tasks that waited for a commit, going on after a batch that fails.
+	 * @param tasks the tasks
+	 * @param onFailure told about each batch that fails
+	 */
+	void sendEach(List<PreparedTask> tasks, AfterCommitSends.BatchFailure onFailure) {
+		sendBatches(new ArrayList<>(tasks), new ScheduleResult[tasks.size()], onFailure);
+	}
+
+	/**
+	 * The end (exclusive) of the batch that starts at {@code from}: at most
+	 * {@code batchSize} tasks and {@code batchBytes} of envelopes, and at least one task.
+	 * @param prepared the prepared tasks
+	 * @param positions the order to send them in, as positions in {@code prepared}
+	 * @param from where the batch starts in {@code positions}
+	 * @return where the batch ends in {@code positions}
+	 */
+	private int batchEnd(List<PreparedTask> prepared, List<Integer> positions, int from) {
+		int to = from;
+		long bytes = 0;
+		while (to < positions.size() && to - from < this.batchSize) {
+			int size = prepared.get(positions.get(to)).envelopeBytes();
+			if (to > from && bytes + size > this.batchBytes) {
+				break;
+			}
+			bytes += size;
+			to++;
+		}
+		return to;
+	}
+
+	private List<ScheduleResult> enqueue(String queue, List<PreparedTask> tasks) {
+		List<ScheduleResult> results = new ArrayList<>(tasks.size());
+		for (EnqueueCall.Outcome outcome : send(queue, tasks)) {
+			results.add(outcome.get());
+		}
+		results.forEach((result) -> this.listener.scheduled(queue, result));
+		return results;
+	}
+
+	/**
+	 * One {@code enqueue} call on the blocking connection.
+	 * @param queue the queue
+	 * @param tasks its tasks
+	 * @return one outcome per task
+	 */
+	List<EnqueueCall.Outcome> send(String queue, List<PreparedTask> tasks) {
+		registerQueue(queue, tasks.get(0).id());
+		List<Object> reply = this.scripts.runEncoded(Script.ENQUEUE, EnqueueCall.keyCount(tasks.size()),
+				this.enqueueCall.encode(queue, tasks), queue, tasks.get(0).id().value());
+		List<EnqueueCall.Outcome> outcomes = this.enqueueCall.outcomes(queue, tasks, reply);
+		if (EnqueueCall.fresh(reply)) {
+			// After the write: a removal of the queue from the index that ran before it
+			// cannot undo this one.
+			registerAgain(queue, tasks.get(0).id());
+		}
+		return outcomes;
+	}
+
+	private void registerQueue(String queue, TaskId id) {
+		try {
+			this.queues.register(queue);
+		}
+		catch (DataAccessException ex) {
+			throw new TaskStoreException(
+					"Redis failed to register queue '" + queue + "' (task " + id + "): " + StoreScripts.reason(ex), id,
+					ex);
+		}
+	}
+
+	/**
+	 * Add the queue to the index after the enqueue script found its partition new or
+	 * removed: the queue may have been removed from the index after this process
+	 * registered it, and this write, after the script, cannot be undone by that removal
+	 * ({@link RedisQueueControl#remove(String)}). The tasks are stored by now, so a
+	 * failure here is logged, not thrown: the queue is registered again on its next
+	 * schedule.
+	 * @param queue the queue
+	 * @param id a task just stored, for the log
+	 */
+	private void registerAgain(String queue, TaskId id) {
+		try {
+			this.queues.registerAgain(queue);
+		}
+		catch (DataAccessException ex) {
+			logger.warn("Task " + id + " was stored, but Redis failed to add queue '" + queue
+					+ "' to the index of known queues; it is added on the next schedule: " + StoreScripts.reason(ex));
+		}
+	}
+
+}

@@ -1,0 +1,179 @@
+package dev.delayedtasks.internal.tracking;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+import dev.delayedtasks.Names;
+import dev.delayedtasks.ScheduleResult;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskOutcome;
+import dev.delayedtasks.TaskStoreException;
+import dev.delayedtasks.TrackedTask;
+import dev.delayedtasks.internal.store.PreparedTask;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Tracking on the producer's side: names this process's {@link OutcomeTracker} on the
+ * tasks it schedules or waits for, reads kept outcomes ({@link OutcomeRecords}), and
+ * decides how long a tracked task's outcome is kept (the queue's results retention, at
+ * least the tracker's longest wait).
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public final class TaskTracking {
+
+	private final @Nullable OutcomeTracker tracker;
+
+	private final OutcomeRecords outcomes;
+
+	private final Function<String, Duration> resultsRetention;
+
+	/**
+	 * Create the producer's side of tracking.
+	 * @param tracker the tracker, or {@code null} when tracking is not offered
+	 * @param outcomes reads and requests outcome records
+	 * @param resultsRetention how long the outcome of a queue's tasks is kept, zero for
+	 * not at all
+	 */
+	public TaskTracking(@Nullable OutcomeTracker tracker, OutcomeRecords outcomes,
+			Function<String, Duration> resultsRetention) {
+		this.tracker = tracker;
+		this.outcomes = outcomes;
+		this.resultsRetention = resultsRetention;
+	}
+
+	/**
+	 * Track a new task: name the tracker on it, send it, and follow the task that holds
+	 * its id or unique key when it is not created.
+	 * @param prepared the validated task
+	 * @param send stores the task (or holds it for a commit)
+	 * @return the tracked task
+	 */
+	public TrackedTask track(PreparedTask prepared, Function<PreparedTask, ScheduleResult> send) {
+		OutcomeTracker tracker = tracker();
+		Duration keep = retention(prepared.queue(), tracker);
+		PreparedTask task = prepared.withOutcome(keep, tracker.channel());
+		String queue = task.queue();
+		CompletableFuture<TaskOutcome> outcome = tracker.expect(queue, task.id());
+		ScheduleResult result;
+		try {
+			result = send.apply(task);
+		}
+		catch (RuntimeException ex) {
+			tracker.forget(queue, task.id(), ex);
+			throw ex;
+		}
+		if (result.outcome() == ScheduleResult.Outcome.CREATED || result.outcome() == ScheduleResult.Outcome.PENDING) {
+			return new TrackedTask(queue, result, outcome);
+		}
+		// An existing task (the enqueue named this tracker if it is live), or the
+		// holder of the unique key: tracked the same way as awaitOutcome tracks one.
+		if (!result.id().equals(task.id())) {
+			tracker.forget(queue, task.id(), new IllegalStateException("a duplicate of " + result.id()));
+			outcome = tracker.expect(queue, result.id());
+		}
+		trackExisting(queue, result.id(), keep, tracker);
+		return new TrackedTask(queue, result, outcome);
+	}
+
+	/**
+	 * Fail the tracking of a task that will never be stored.
+	 * @param queue the queue
+	 * @param id the task
+	 * @param reason why
+	 */
+	public void forget(String queue, TaskId id, Throwable reason) {
+		if (this.tracker != null) {
+			this.tracker.forget(queue, id, reason);
+		}
+	}
+
+	/**
+	 * How long the outcome of a queue's tasks is kept when nobody tracks them.
+	 * @param queue the queue
+	 * @return the retention, zero for not at all
+	 */
+	public Duration retention(String queue) {
+		return this.resultsRetention.apply(queue);
+	}
+
+	/**
+	 * The outcome record of a task, if it ended and its outcome is kept.
+	 * @param queue the queue
+	 * @param id the task
+	 * @return its outcome, empty when it has not ended or its outcome is not kept
+	 */
+	public Optional<TaskOutcome> outcome(String queue, TaskId id) {
+		return this.outcomes.read(Names.checkQueue(queue), id);
+	}
+
+	/**
+	 * Wait for a task that exists already to end.
+	 * @param queue the queue
+	 * @param id the task
+	 * @param timeout how long to wait
+	 * @return its outcome, empty when it does not exist or ended without keeping it
+	 */
+	public Optional<TaskOutcome> awaitOutcome(String queue, TaskId id, Duration timeout) {
+		OutcomeTracker tracker = tracker();
+		String checked = Names.checkQueue(queue);
+		CompletableFuture<TaskOutcome> outcome = tracker.expect(checked, id);
+		if (!trackExisting(checked, id, retention(checked, tracker), tracker)) {
+			return Optional.empty();
+		}
+		return new TrackedTask(checked, new ScheduleResult(id, ScheduleResult.Outcome.EXISTING, null), outcome)
+			.await(timeout);
+	}
+
+	/**
+	 * Name this tracker on a task that exists already, or read how it ended.
+	 * @param queue the queue
+	 * @param id the task
+	 * @param keep how long its outcome is kept at least
+	 * @param tracker the tracker
+	 * @return whether an outcome is to be had: the task is live, or its record is there
+	 */
+	private boolean trackExisting(String queue, TaskId id, Duration keep, OutcomeTracker tracker) {
+		char state;
+		try {
+			state = this.outcomes.track(queue, id, keep, tracker.channel());
+		}
+		catch (RuntimeException ex) {
+			tracker.forget(queue, id, ex);
+			throw ex;
+		}
+		if (state == 'O') {
+			tracker.check(queue, id);
+		}
+		else if (state == 'N') {
+			tracker.forget(queue, id, new TaskStoreException(
+					"Task " + id + " of queue '" + queue + "' does not exist, or ended without keeping its outcome", id,
+					null));
+			return false;
+		}
+		return true;
+	}
+
+	private Duration retention(String queue, OutcomeTracker tracker) {
+		Duration retention = this.resultsRetention.apply(queue);
+		return (retention.compareTo(tracker.maxWait()) > 0) ? retention : tracker.maxWait();
+	}
+
+	/**
+	 * The tracker, which tracking needs.
+	 * @return the tracker
+	 * @throws IllegalStateException when the scheduler was built without one
+	 */
+	public OutcomeTracker tracker() {
+		OutcomeTracker tracker = this.tracker;
+		if (tracker == null) {
+			throw new IllegalStateException(
+					"Tracking needs the outcome tracker, which this scheduler was built without");
+		}
+		return tracker;
+	}
+
+}
