@@ -5,13 +5,10 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
-import dev.delayedtasks.InvalidTaskRequestException;
-import dev.delayedtasks.Names;
 import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.QueueRemoval;
 import dev.delayedtasks.TaskId;
@@ -31,7 +28,6 @@ import dev.delayedtasks.worker.HandlerContainer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -59,8 +55,6 @@ public class DelayedTasksEndpoint {
 
 	private static final int DEAD_LETTERS_SHOWN = 20;
 
-	private static final Set<String> QUEUE_ACTIONS = Set.of("pause", "resume", "redrive", "remove");
-
 	private final RedisQueueStats stats;
 
 	private final QueueIndex index;
@@ -69,7 +63,7 @@ public class DelayedTasksEndpoint {
 
 	private final DeadLetters deadLetters;
 
-	private final QueueControl control;
+	private final EndpointActions actions;
 
 	private final @Nullable DelayedTaskHandlerRegistry registry;
 
@@ -88,8 +82,8 @@ public class DelayedTasksEndpoint {
 	 */
 	public DelayedTasksEndpoint(RedisQueueStats stats, QueueIndex index, DelayedTaskScheduler scheduler,
 			DeadLetters deadLetters, QueueControl control, @Nullable DelayedTaskHandlerRegistry registry) {
-		this(stats, index, scheduler, deadLetters, control, registry,
-				new ReportedQueues(QueueSnapshots.DEFAULT_MAX_QUEUES, Set.of(), () -> handledQueues(registry)));
+		this(stats, index, scheduler, deadLetters, control, registry, new ReportedQueues(
+				QueueSnapshots.DEFAULT_MAX_QUEUES, Set.of(), ReportedQueues.handledBy(() -> registry)));
 	}
 
 	/**
@@ -110,9 +104,9 @@ public class DelayedTasksEndpoint {
 		this.index = index;
 		this.scheduler = scheduler;
 		this.deadLetters = deadLetters;
-		this.control = control;
 		this.registry = registry;
 		this.reported = reported;
+		this.actions = new EndpointActions(scheduler, deadLetters, control, this::isKnown);
 	}
 
 	/**
@@ -136,7 +130,7 @@ public class DelayedTasksEndpoint {
 	 */
 	@ReadOperation
 	public @Nullable QueueDetailDescriptor queue(@Selector String queue) {
-		if (!isKnown(checkQueue(queue))) {
+		if (!isKnown(EndpointActions.checkQueue(queue))) {
 			return null;
 		}
 		DeadLetterListing listing = (this.deadLetters instanceof RedisDeadLetters redis)
@@ -155,8 +149,8 @@ public class DelayedTasksEndpoint {
 	 */
 	@ReadOperation
 	public @Nullable TaskDescriptor task(@Selector String queue, @Selector String taskId) {
-		TaskId id = checkTaskId(taskId);
-		String checked = checkQueue(queue);
+		TaskId id = EndpointActions.checkTaskId(taskId);
+		String checked = EndpointActions.checkQueue(queue);
 		TaskInfo info = this.scheduler.find(checked, id).orElse(null);
 		// Only a task that has ended has an outcome: of those, a dead letter keeps its
 		// hash.
@@ -180,33 +174,7 @@ public class DelayedTasksEndpoint {
 	 */
 	@WriteOperation
 	public @Nullable ActionDescriptor queueAction(@Selector String queue, String action) {
-		checkQueue(queue);
-		// An invalid request is invalid (400) whether or not the queue is known (404).
-		if (!QUEUE_ACTIONS.contains(action)) {
-			throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a queue",
-					"Unknown action '" + action + "': use pause, resume, redrive or remove");
-		}
-		if (!isKnown(queue)) {
-			return null;
-		}
-		return switch (action) {
-			case "remove" -> {
-				QueueRemoval removal = this.control.remove(queue);
-				if (!removal.removed()) {
-					throw new InvalidEndpointRequestException(removal.message(), removal.message());
-				}
-				yield new ActionDescriptor(queue, null, action, 1);
-			}
-			case "pause" -> {
-				this.control.pause(queue);
-				yield new ActionDescriptor(queue, null, action, 1);
-			}
-			case "resume" -> {
-				this.control.resume(queue);
-				yield new ActionDescriptor(queue, null, action, 1);
-			}
-			default -> new ActionDescriptor(queue, null, action, this.deadLetters.redriveAll(queue));
-		};
+		return this.actions.queueAction(queue, action);
 	}
 
 	/**
@@ -220,15 +188,7 @@ public class DelayedTasksEndpoint {
 	 */
 	@WriteOperation
 	public @Nullable ActionDescriptor taskAction(@Selector String queue, @Selector String taskId, String action) {
-		TaskId id = checkTaskId(taskId);
-		checkQueue(queue);
-		boolean done = switch (action) {
-			case "redrive" -> this.deadLetters.redrive(queue, id);
-			case "cancel" -> this.scheduler.cancel(queue, id);
-			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a task",
-					"Unknown action '" + action + "': use redrive or cancel");
-		};
-		return done ? new ActionDescriptor(queue, taskId, action, 1) : null;
+		return this.actions.taskAction(queue, taskId, action);
 	}
 
 	/**
@@ -238,10 +198,17 @@ public class DelayedTasksEndpoint {
 	 */
 	@DeleteOperation
 	public @Nullable ActionDescriptor purge(@Selector String queue) {
-		if (!isKnown(checkQueue(queue))) {
-			return null;
-		}
-		return new ActionDescriptor(queue, null, "purge", this.deadLetters.purge(queue));
+		return this.actions.purge(queue);
+	}
+
+	/**
+	 * Remove a queue from the index of known queues (see {@link QueueControl#remove}),
+	 * for the web extension, which answers a refusal with 409 and its reasons.
+	 * @param queue the queue
+	 * @return what was done, or {@code null} when the queue is unknown
+	 */
+	@Nullable QueueRemoval remove(String queue) {
+		return this.actions.remove(queue);
 	}
 
 	private QueueDescriptor describe(QueueStats stats) {
@@ -256,26 +223,8 @@ public class DelayedTasksEndpoint {
 				QueueCounter.byDisplayName(stats));
 	}
 
-	/**
-	 * Remove a queue from the index of known queues (see {@link QueueControl#remove}),
-	 * for the web extension, which answers a refusal with 409 and its reasons.
-	 * @param queue the queue
-	 * @return what was done, or {@code null} when the queue is unknown
-	 */
-	@Nullable QueueRemoval remove(String queue) {
-		return isKnown(checkQueue(queue)) ? this.control.remove(queue) : null;
-	}
-
 	private Collection<HandlerContainer> handlers() {
 		return (this.registry != null) ? this.registry.getHandlers() : List.of();
-	}
-
-	private static Set<String> handledQueues(@Nullable DelayedTaskHandlerRegistry registry) {
-		Set<String> queues = new TreeSet<>();
-		if (registry != null) {
-			registry.getHandlers().forEach((handler) -> queues.add(handler.queue()));
-		}
-		return queues;
 	}
 
 	/**
@@ -286,24 +235,6 @@ public class DelayedTasksEndpoint {
 	 */
 	private boolean isKnown(String queue) {
 		return handlers().stream().anyMatch((handler) -> handler.queue().equals(queue)) || this.index.contains(queue);
-	}
-
-	private static String checkQueue(String queue) {
-		try {
-			return Names.checkQueue(queue);
-		}
-		catch (InvalidTaskRequestException ex) {
-			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
-		}
-	}
-
-	private static TaskId checkTaskId(String taskId) {
-		try {
-			return TaskId.of(taskId);
-		}
-		catch (InvalidTaskRequestException ex) {
-			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
-		}
 	}
 
 	/**

@@ -1,8 +1,5 @@
 package dev.delayedtasks.autoconfigure;
 
-import java.util.Set;
-import java.util.stream.Collectors;
-
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.QueueControl;
@@ -11,7 +8,6 @@ import dev.delayedtasks.actuate.DelayedTasksEndpointWebExtension;
 import dev.delayedtasks.internal.actuate.ReportedQueues;
 import dev.delayedtasks.internal.store.QueueIndex;
 import dev.delayedtasks.internal.store.RedisQueueStats;
-import dev.delayedtasks.internal.worker.HandlerEndpoint;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -42,9 +38,7 @@ public final class DelayedTasksEndpointAutoConfiguration {
 			DelayedTasksProperties properties) {
 		DelayedTaskHandlerRegistry handlers = registry.getIfAvailable();
 		ReportedQueues reported = new ReportedQueues(properties.monitoring().maxQueues(), properties.queues().keySet(),
-				() -> (handlers != null)
-						? handlers.getEndpoints().stream().map(HandlerEndpoint::queue).collect(Collectors.toSet())
-						: Set.of());
+				ReportedQueues.handledBy(() -> handlers));
 		return new DelayedTasksEndpoint(stats, index, scheduler, deadLetters, control, handlers, reported);
 	}
 

@@ -1,15 +1,10 @@
 package dev.delayedtasks.autoconfigure;
 
-import java.util.Set;
-import java.util.function.Supplier;
-import java.util.stream.Collectors;
-
 import dev.delayedtasks.internal.actuate.CorruptDataReporter;
 import dev.delayedtasks.internal.actuate.QueueSnapshots;
 import dev.delayedtasks.internal.actuate.ReportedQueues;
 import dev.delayedtasks.internal.store.QueueIndex;
 import dev.delayedtasks.internal.store.RedisQueueStats;
-import dev.delayedtasks.internal.worker.HandlerEndpoint;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -42,14 +37,8 @@ public final class DelayedTasksSnapshotsAutoConfiguration {
 	@ConditionalOnMissingBean
 	QueueSnapshots delayedTasksQueueSnapshots(RedisQueueStats stats, QueueIndex index,
 			ObjectProvider<DelayedTaskHandlerRegistry> handlers, DelayedTasksProperties properties) {
-		Supplier<Set<String>> localQueues = () -> {
-			DelayedTaskHandlerRegistry registry = handlers.getIfAvailable();
-			return (registry != null)
-					? registry.getEndpoints().stream().map(HandlerEndpoint::queue).collect(Collectors.toSet())
-					: Set.of();
-		};
 		ReportedQueues reported = new ReportedQueues(properties.monitoring().maxQueues(), properties.queues().keySet(),
-				localQueues);
+				ReportedQueues.handledBy(handlers::getIfAvailable));
 		QueueSnapshots snapshots = new QueueSnapshots(stats, index, reported, properties.snapshotInterval());
 		snapshots.onRefresh(new CorruptDataReporter());
 		return snapshots;

@@ -12,12 +12,9 @@ import java.util.function.Supplier;
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
-import dev.delayedtasks.Names;
 import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
-import dev.delayedtasks.internal.store.PartitionKeys;
-import dev.delayedtasks.internal.store.script.StoreScripts;
 import dev.delayedtasks.testing.TaskRun.Outcome;
 import dev.delayedtasks.testing.autoconfigure.PrefixKeys;
 import dev.delayedtasks.testing.autoconfigure.RunHistory;
@@ -25,7 +22,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
 
 /**
@@ -58,8 +54,6 @@ public final class DelayedTasksTester {
 	/** How long a run may stay open once Redis has no task in flight: its listener. */
 	private static final long OUTCOME_GRACE_MILLIS = 500;
 
-	private static final int LEASE_LIMIT = 10_000;
-
 	private final StringRedisTemplate redis;
 
 	private final String keyPrefix;
@@ -76,9 +70,7 @@ public final class DelayedTasksTester {
 
 	private final PrefixKeys keys;
 
-	private final RedisScript<List> idle;
-
-	private final RedisScript<List> advance;
+	private final QueueClock clock;
 
 	private volatile boolean paused;
 
@@ -103,8 +95,7 @@ public final class DelayedTasksTester {
 		this.history = history;
 		this.handlerQueues = handlerQueues;
 		this.keys = new PrefixKeys(connectionFactory, keyPrefix);
-		this.idle = RedisScript.of(StoreScripts.source("testing/idle.lua"), List.class);
-		this.advance = RedisScript.of(StoreScripts.source("testing/advanceTime.lua"), List.class);
+		this.clock = new QueueClock(this.redis, keyPrefix);
 	}
 
 	/**
@@ -153,11 +144,7 @@ public final class DelayedTasksTester {
 	public Instant advanceTime(String queue, Duration amount) {
 		Assert.notNull(amount, "amount must not be null");
 		Assert.isTrue(amount.toMillis() >= 1, () -> "amount is " + amount + ": time moves by 1 ms or more");
-		PartitionKeys partition = partition(queue);
-		List<?> reply = this.redis.execute(this.advance, List.of(partition.meta(), partition.lease(), partition.tick()),
-				Long.toString(amount.toMillis()), Integer.toString(LEASE_LIMIT));
-		Assert.state(reply != null, "advanceTime returned no reply");
-		return Instant.ofEpochMilli(((Number) reply.get(0)).longValue());
+		return this.clock.advance(queue, amount);
 	}
 
 	/**
@@ -166,7 +153,7 @@ public final class DelayedTasksTester {
 	 * @return the queue's time now
 	 */
 	public Instant now(String queue) {
-		return Instant.ofEpochMilli(state(queue).now());
+		return Instant.ofEpochMilli(this.clock.state(queue).now());
 	}
 
 	/**
@@ -196,7 +183,7 @@ public final class DelayedTasksTester {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		long quietSince = -1;
 		while (true) {
-			QueueState state = state(queue);
+			QueueState state = this.clock.state(queue);
 			boolean running = this.history.isRunning(queue);
 			if (state.isIdle()) {
 				if (!running) {
@@ -384,23 +371,6 @@ public final class DelayedTasksTester {
 		this.paused = false;
 	}
 
-	private QueueState state(String queue) {
-		PartitionKeys partition = partition(queue);
-		List<?> reply = this.redis.execute(this.idle,
-				List.of(partition.sched(), partition.ready(), partition.lease(), partition.meta()));
-		Assert.state(reply != null && reply.size() == 6, "idle returned no reply");
-		return new QueueState(number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3),
-				number(reply, 4) == 1, number(reply, 5));
-	}
-
-	private PartitionKeys partition(String queue) {
-		return PartitionKeys.of(this.keyPrefix, Names.checkQueue(queue));
-	}
-
-	private static long number(List<?> reply, int index) {
-		return ((Number) reply.get(index)).longValue();
-	}
-
 	private static void sleep() {
 		try {
 			Thread.sleep(POLL_MILLIS);
@@ -409,20 +379,6 @@ public final class DelayedTasksTester {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted while waiting for delayed tasks", ex);
 		}
-	}
-
-	private record QueueState(long now, long due, long ready, long leased, boolean paused, long nextDueMs) {
-
-		boolean isIdle() {
-			return this.due == 0 && this.ready == 0 && this.leased == 0;
-		}
-
-		String describe() {
-			return this.due + " due, " + this.ready + " ready and " + this.leased + " running tasks"
-					+ ((this.nextDueMs >= 0 && this.nextDueMs > this.now)
-							? " (the next is due " + Duration.ofMillis(this.nextDueMs - this.now) + " ahead)" : "");
-		}
-
 	}
 
 }

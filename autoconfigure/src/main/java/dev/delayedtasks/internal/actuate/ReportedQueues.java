@@ -6,6 +6,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+import dev.delayedtasks.internal.worker.HandlerEndpoint;
+import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Chooses which known queues the metrics gauges, the health details and the endpoint's
@@ -27,6 +32,21 @@ public final class ReportedQueues {
 	private final Set<String> declared;
 
 	private final Supplier<? extends Collection<String>> handled;
+
+	/**
+	 * The queues an instance's handlers serve, read when asked.
+	 * @param registry supplies the handler registry, or {@code null} on a producer-only
+	 * instance
+	 * @return the queues handled here
+	 */
+	public static Supplier<Set<String>> handledBy(Supplier<@Nullable DelayedTaskHandlerRegistry> registry) {
+		return () -> {
+			DelayedTaskHandlerRegistry handlers = registry.get();
+			return (handlers != null)
+					? handlers.getEndpoints().stream().map(HandlerEndpoint::queue).collect(Collectors.toSet())
+					: Set.of();
+		};
+	}
 
 	/**
 	 * Create the choice.

@@ -1,0 +1,152 @@
+package dev.delayedtasks.actuate;
+
+import java.util.Set;
+import java.util.function.Predicate;
+
+import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.Names;
+import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.QueueRemoval;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+
+/**
+ * The write operations of the {@link DelayedTasksEndpoint}: what an operator may do to a
+ * queue or a task, and the checks of the names in the request, whose failures are invalid
+ * requests (400) that say what is wrong.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+final class EndpointActions {
+
+	private static final Set<String> QUEUE_ACTIONS = Set.of("pause", "resume", "redrive", "remove");
+
+	private final DelayedTaskScheduler scheduler;
+
+	private final DeadLetters deadLetters;
+
+	private final QueueControl control;
+
+	private final Predicate<String> isKnown;
+
+	/**
+	 * Create the actions.
+	 * @param scheduler cancels tasks
+	 * @param deadLetters the dead letters
+	 * @param control pauses, resumes and removes queues
+	 * @param isKnown whether a queue is handled here or in the index of known queues
+	 */
+	EndpointActions(DelayedTaskScheduler scheduler, DeadLetters deadLetters, QueueControl control,
+			Predicate<String> isKnown) {
+		this.scheduler = scheduler;
+		this.deadLetters = deadLetters;
+		this.control = control;
+		this.isKnown = isKnown;
+	}
+
+	/**
+	 * Act on a queue: {@code pause}, {@code resume}, {@code redrive} (all its dead
+	 * letters) or {@code remove} (from the index of known queues, when it is empty and no
+	 * handler runs for it; a refusal is an invalid request whose message says why).
+	 * @param queue the queue
+	 * @param action the action
+	 * @return what was done, or {@code null} when the queue is unknown
+	 */
+	@Nullable ActionDescriptor queueAction(String queue, String action) {
+		checkQueue(queue);
+		// An invalid request is invalid (400) whether or not the queue is known (404).
+		if (!QUEUE_ACTIONS.contains(action)) {
+			throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a queue",
+					"Unknown action '" + action + "': use pause, resume, redrive or remove");
+		}
+		if (!this.isKnown.test(queue)) {
+			return null;
+		}
+		return switch (action) {
+			case "remove" -> {
+				QueueRemoval removal = this.control.remove(queue);
+				if (!removal.removed()) {
+					throw new InvalidEndpointRequestException(removal.message(), removal.message());
+				}
+				yield new ActionDescriptor(queue, null, action, 1);
+			}
+			case "pause" -> {
+				this.control.pause(queue);
+				yield new ActionDescriptor(queue, null, action, 1);
+			}
+			case "resume" -> {
+				this.control.resume(queue);
+				yield new ActionDescriptor(queue, null, action, 1);
+			}
+			default -> new ActionDescriptor(queue, null, action, this.deadLetters.redriveAll(queue));
+		};
+	}
+
+	/**
+	 * Act on a task: {@code redrive} (a dead letter) or {@code cancel} (a scheduled or
+	 * ready task).
+	 * @param queue the queue
+	 * @param taskId the task's id
+	 * @param action the action
+	 * @return what was done, or {@code null} when the task cannot be acted on (unknown,
+	 * or not in a fitting state)
+	 */
+	@Nullable ActionDescriptor taskAction(String queue, String taskId, String action) {
+		TaskId id = checkTaskId(taskId);
+		checkQueue(queue);
+		boolean done = switch (action) {
+			case "redrive" -> this.deadLetters.redrive(queue, id);
+			case "cancel" -> this.scheduler.cancel(queue, id);
+			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a task",
+					"Unknown action '" + action + "': use redrive or cancel");
+		};
+		return done ? new ActionDescriptor(queue, taskId, action, 1) : null;
+	}
+
+	/**
+	 * Delete every dead letter of a queue.
+	 * @param queue the queue
+	 * @return how many were deleted, or {@code null} when the queue is unknown
+	 */
+	@Nullable ActionDescriptor purge(String queue) {
+		if (!this.isKnown.test(checkQueue(queue))) {
+			return null;
+		}
+		return new ActionDescriptor(queue, null, "purge", this.deadLetters.purge(queue));
+	}
+
+	/**
+	 * Remove a queue from the index of known queues (see {@link QueueControl#remove}),
+	 * for the web extension, which answers a refusal with 409 and its reasons.
+	 * @param queue the queue
+	 * @return what was done, or {@code null} when the queue is unknown
+	 */
+	@Nullable QueueRemoval remove(String queue) {
+		return this.isKnown.test(checkQueue(queue)) ? this.control.remove(queue) : null;
+	}
+
+	static String checkQueue(String queue) {
+		try {
+			return Names.checkQueue(queue);
+		}
+		catch (InvalidTaskRequestException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
+	}
+
+	static TaskId checkTaskId(String taskId) {
+		try {
+			return TaskId.of(taskId);
+		}
+		catch (InvalidTaskRequestException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
+	}
+
+}
