@@ -7,7 +7,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-import dev.delayedtasks.testing.autoconfigure.DelayedTasksExtension;
+import dev.delayedtasks.internal.testing.DelayedTasksExtension;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**

@@ -15,9 +15,9 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
+import dev.delayedtasks.internal.testing.PrefixKeys;
+import dev.delayedtasks.internal.testing.RunHistory;
 import dev.delayedtasks.testing.TaskRun.Outcome;
-import dev.delayedtasks.testing.autoconfigure.PrefixKeys;
-import dev.delayedtasks.testing.autoconfigure.RunHistory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;

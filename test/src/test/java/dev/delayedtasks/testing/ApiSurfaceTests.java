@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The "Application API and internals" row of docs/api.md for
  * {@code dev.delayedtasks.testing} lists exactly the public types of that package; every
- * other public type of this module lives in a package marked internal.
+ * other public type of this module lives in a package under
+ * {@code dev.delayedtasks.internal}, whose Javadoc says it is internal.
  */
 class ApiSurfaceTests {
 
@@ -52,6 +53,8 @@ class ApiSurfaceTests {
 					api.add(pkg + "." + type.group(1));
 				}
 				else {
+					assertThat(pkg).as("package of public type %s", type.group(1))
+						.startsWith("dev.delayedtasks.internal.");
 					assertThat(Files.readString(file.getParent().resolve("package-info.java"), StandardCharsets.UTF_8))
 						.as("Javadoc of %s, which holds public type %s", pkg, type.group(1))
 						.contains("<strong>Internal.</strong>");

@@ -1,4 +1,4 @@
-package dev.delayedtasks.testing.autoconfigure;
+package dev.delayedtasks.internal.testing;
 
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;

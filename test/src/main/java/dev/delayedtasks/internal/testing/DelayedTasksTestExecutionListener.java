@@ -1,4 +1,4 @@
-package dev.delayedtasks.testing.autoconfigure;
+package dev.delayedtasks.internal.testing;
 
 import dev.delayedtasks.testing.AutoConfigureDelayedTasks;
 import dev.delayedtasks.testing.DelayedTasksTester;

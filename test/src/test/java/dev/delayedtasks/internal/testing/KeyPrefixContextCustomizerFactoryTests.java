@@ -1,4 +1,4 @@
-package dev.delayedtasks.testing.autoconfigure;
+package dev.delayedtasks.internal.testing;
 
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.delayedtasks.testing.autoconfigure;
+package dev.delayedtasks.internal.testing;
 
 import java.time.Duration;
 import java.time.Instant;

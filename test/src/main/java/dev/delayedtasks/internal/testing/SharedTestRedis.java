@@ -1,4 +1,4 @@
-package dev.delayedtasks.testing.autoconfigure;
+package dev.delayedtasks.internal.testing;
 
 import dev.delayedtasks.test.RedisKind;
 import dev.delayedtasks.test.RedisServer;

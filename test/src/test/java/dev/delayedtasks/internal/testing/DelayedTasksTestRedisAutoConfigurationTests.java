@@ -1,4 +1,4 @@
-package dev.delayedtasks.testing.autoconfigure;
+package dev.delayedtasks.internal.testing;
 
 import org.junit.jupiter.api.Test;
 

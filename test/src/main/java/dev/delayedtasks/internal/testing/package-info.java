@@ -4,6 +4,6 @@
  * and the run history. May change in any release.
  */
 @NullMarked
-package dev.delayedtasks.testing.autoconfigure;
+package dev.delayedtasks.internal.testing;
 
 import org.jspecify.annotations.NullMarked;
