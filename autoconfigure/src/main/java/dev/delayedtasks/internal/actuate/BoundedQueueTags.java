@@ -3,7 +3,6 @@ package dev.delayedtasks.internal.actuate;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.delayedtasks.actuate.DelayedTaskMetrics;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.config.MeterFilter;
@@ -15,7 +14,7 @@ import io.micrometer.core.instrument.config.MeterFilter;
  * have kept theirs on this instance; the rest share {@value #OTHER_QUEUES}, so that queue
  * names made from request data cannot make the registry grow without bound. A
  * {@link MeterFilter} without dependencies, so that a meter registry can apply it before
- * anything that talks to Redis exists; {@link DelayedTaskMetrics} tells it which queues
+ * anything that talks to Redis exists; {@code DelayedTaskMetrics} tells it which queues
  * are reported.
  *
  * @author delayed-tasks

@@ -9,7 +9,6 @@ import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskStoreException;
-import dev.delayedtasks.internal.admin.RedisQueueControl;
 import dev.delayedtasks.internal.store.EnqueueCall;
 import dev.delayedtasks.internal.store.PreparedTask;
 import dev.delayedtasks.internal.store.QueueIndex;
@@ -185,9 +184,8 @@ final class BlockingEnqueue {
 	 * Add the queue to the index after the enqueue script found its partition new or
 	 * removed: the queue may have been removed from the index after this process
 	 * registered it, and this write, after the script, cannot be undone by that removal
-	 * ({@link RedisQueueControl#remove(String)}). The tasks are stored by now, so a
-	 * failure here is logged, not thrown: the queue is registered again on its next
-	 * schedule.
+	 * ({@code RedisQueueControl.remove}). The tasks are stored by now, so a failure here
+	 * is logged, not thrown: the queue is registered again on its next schedule.
 	 * @param queue the queue
 	 * @param id a task just stored, for the log
 	 */

@@ -7,7 +7,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.Names;
-import dev.delayedtasks.internal.admin.RedisQueueControl;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -17,9 +16,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * The index of known queues ({@code <prefix>:queues}), kept outside every partition
  * because it spans them. Each process adds a queue once, not on every schedule; the
  * enqueue script tells it when a queue's partition was new or removed since, and it adds
- * the queue again (see {@link RedisQueueControl#remove(String)} for why that order makes
- * removal safe). Every time it sees the index grow past a threshold, it logs a warning
- * once.
+ * the queue again (see {@code RedisQueueControl.remove} for why that order makes removal
+ * safe). Every time it sees the index grow past a threshold, it logs a warning once.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -122,8 +120,8 @@ public final class QueueIndex {
 	}
 
 	/**
-	 * Take a queue out of the index. Only {@link RedisQueueControl#remove(String)} calls
-	 * it, after emptying the queue's partition.
+	 * Take a queue out of the index. Only {@code RedisQueueControl.remove} calls it,
+	 * after emptying the queue's partition.
 	 * @param queue the queue
 	 */
 	public void remove(String queue) {
