@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
@@ -225,6 +226,14 @@ public class DelayedTasksEndpoint {
 
 	private Collection<HandlerContainer> handlers() {
 		return (this.registry != null) ? this.registry.getHandlers() : List.of();
+	}
+
+	private static Set<String> handledQueues(@Nullable DelayedTaskHandlerRegistry registry) {
+		Set<String> queues = new TreeSet<>();
+		if (registry != null) {
+			registry.getHandlers().forEach((handler) -> queues.add(handler.queue()));
+		}
+		return queues;
 	}
 
 	/**

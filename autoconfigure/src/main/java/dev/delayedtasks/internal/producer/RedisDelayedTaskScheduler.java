@@ -34,8 +34,6 @@ import dev.delayedtasks.internal.tracking.OutcomeTracker;
 import dev.delayedtasks.internal.tracking.TaskTracking;
 import dev.delayedtasks.observation.ScheduleObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.unit.DataSize;
@@ -52,8 +50,6 @@ import org.springframework.util.unit.DataSize;
  * @since 0.1.0
  */
 public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
-
-	private static final Log logger = LogFactory.getLog(RedisDelayedTaskScheduler.class);
 
 	/** The default bound of the envelope bytes one script call carries. */
 	public static final DataSize DEFAULT_BATCH_BYTES = DataSize.ofMegabytes(1);

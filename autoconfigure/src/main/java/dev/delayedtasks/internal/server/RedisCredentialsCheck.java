@@ -27,10 +27,18 @@ public final class RedisCredentialsCheck {
 
 	private final Environment environment;
 
+	/**
+	 * Create the check.
+	 * @param environment where the Redis properties are read
+	 */
 	public RedisCredentialsCheck(Environment environment) {
 		this.environment = environment;
 	}
 
+	/**
+	 * Warn when {@code spring.data.redis.url} and {@code spring.data.redis.username} name
+	 * different users.
+	 */
 	public void verify() {
 		String url = this.environment.getProperty("spring.data.redis.url");
 		String username = this.environment.getProperty("spring.data.redis.username");

@@ -53,6 +53,11 @@ public final class EnqueueCall {
 
 	private final Map<String, QueueKeys> keys = new ConcurrentHashMap<>();
 
+	/**
+	 * Create the call.
+	 * @param settings the key prefix and limits
+	 * @param codec encodes the envelopes of tasks that are sent without one
+	 */
 	public EnqueueCall(StoreSettings settings, PayloadCodec codec) {
 		this.settings = settings;
 		this.codec = codec;

@@ -229,10 +229,21 @@ public final class RedisTaskStore implements TaskStore {
 		return outcomes;
 	}
 
+	/**
+	 * The failure for a reply that no version of the script gives.
+	 * @param script the script
+	 * @param reply its reply
+	 * @return the exception to throw
+	 */
 	public static IllegalStateException unexpected(Script script, Reply reply) {
 		return new IllegalStateException("Unexpected reply from " + script.fileName() + ": " + reply);
 	}
 
+	/**
+	 * A duration as a script argument.
+	 * @param duration the duration
+	 * @return its milliseconds
+	 */
 	public static String millis(Duration duration) {
 		return Long.toString(duration.toMillis());
 	}

@@ -28,6 +28,11 @@ public final class TaskRecords {
 	private TaskRecords() {
 	}
 
+	/**
+	 * The state a task hash's {@code s} field stands for.
+	 * @param letter the field's value
+	 * @return the state, or {@code null} for none or an unknown letter (a tombstone)
+	 */
 	public static @Nullable TaskState state(@Nullable Object letter) {
 		if (letter == null) {
 			return null;
@@ -41,6 +46,11 @@ public final class TaskRecords {
 		};
 	}
 
+	/**
+	 * A numeric field.
+	 * @param value the field's value
+	 * @return the number, 0 when missing or not a number
+	 */
 	public static long number(@Nullable Object value) {
 		if (value == null) {
 			return 0;
@@ -53,11 +63,21 @@ public final class TaskRecords {
 		}
 	}
 
+	/**
+	 * The error of an error record, as the API shows it.
+	 * @param record the record {@code e:<id>}
+	 * @return the error, or {@code null} without a record
+	 */
 	public static @Nullable TaskError error(@Nullable String record) {
 		ErrorRecord parsed = parse(record);
 		return (parsed != null) ? new TaskError(parsed.reason(), parsed.exceptionType(), parsed.message()) : null;
 	}
 
+	/**
+	 * Read an error record in either layout.
+	 * @param record the record {@code e:<id>}
+	 * @return its fields, or {@code null} without a record
+	 */
 	public static @Nullable ErrorRecord parse(@Nullable String record) {
 		if (record == null) {
 			return null;

@@ -35,6 +35,12 @@ public final class OutcomeRecords {
 
 	private final PayloadCodec codec;
 
+	/**
+	 * Create the reader.
+	 * @param scripts runs the scripts
+	 * @param settings the key prefix
+	 * @param codec reads results
+	 */
 	public OutcomeRecords(StoreScripts scripts, StoreSettings settings, PayloadCodec codec) {
 		this.scripts = scripts;
 		this.settings = settings;

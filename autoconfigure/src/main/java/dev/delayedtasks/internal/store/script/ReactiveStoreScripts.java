@@ -201,6 +201,12 @@ public final class ReactiveStoreScripts {
 		return value;
 	}
 
+	/**
+	 * A failure of a reactive call in Spring's exception hierarchy, as blocking calls
+	 * throw it.
+	 * @param ex the failure
+	 * @return the exception
+	 */
 	public static DataAccessException dataAccess(Throwable ex) {
 		return (ex instanceof DataAccessException data) ? data
 				: new RedisSystemException(String.valueOf(ex.getMessage()), ex);
