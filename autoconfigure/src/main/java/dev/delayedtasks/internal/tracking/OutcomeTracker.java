@@ -8,10 +8,11 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -74,6 +75,12 @@ public final class OutcomeTracker implements DisposableBean {
 	private final ExecutorService worker = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
 			new LinkedBlockingQueue<>(), daemonThreads());
 
+	/**
+	 * Fails the futures of tasks not ended within the longest wait. A timeout is removed
+	 * from its queue when cancelled, so memory follows the tasks still awaited.
+	 */
+	private final ScheduledThreadPoolExecutor timeouts = timeoutScheduler();
+
 	private @Nullable RedisMessageListenerContainer container;
 
 	private boolean destroyed;
@@ -123,11 +130,18 @@ public final class OutcomeTracker implements DisposableBean {
 		String key = this.settings.keys(queue).outcome(id.value());
 		return this.awaited.computeIfAbsent(key, (k) -> {
 			Awaited entry = new Awaited(queue, id, new CompletableFuture<>());
-			Executor timeout = CompletableFuture.delayedExecutor(this.maxWait.toMillis(), TimeUnit.MILLISECONDS);
-			timeout.execute(() -> entry.future
-				.completeExceptionally(new TaskStoreException("No outcome of task " + id + " of queue '" + queue
-						+ "' within " + this.maxWait + " (delayed-tasks.results.tracked-retention)", id, null)));
-			entry.future.whenComplete((outcome, ex) -> this.awaited.remove(k, entry));
+			ScheduledFuture<?> timeout = this.timeouts.schedule(
+					() -> entry.future
+						.completeExceptionally(new TaskStoreException("No outcome of task " + id + " of queue '" + queue
+								+ "' within " + this.maxWait + " (delayed-tasks.results.tracked-retention)", id, null)),
+					this.maxWait.toMillis(), TimeUnit.MILLISECONDS);
+			// The timeout holds the entry, outcome and all: it goes as soon as the
+			// outcome
+			// is known, not when the longest wait is over.
+			entry.future.whenComplete((outcome, ex) -> {
+				timeout.cancel(false);
+				this.awaited.remove(k, entry);
+			});
 			return entry;
 		}).future;
 	}
@@ -172,10 +186,26 @@ public final class OutcomeTracker implements DisposableBean {
 		}
 	}
 
+	/**
+	 * How many timeouts are scheduled: one per task still awaited.
+	 * @return the count
+	 */
+	int pendingTimeouts() {
+		return this.timeouts.getQueue().size();
+	}
+
 	private static CustomizableThreadFactory daemonThreads() {
 		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayed-tasks-tracker-");
 		threads.setDaemon(true);
 		return threads;
+	}
+
+	private static ScheduledThreadPoolExecutor timeoutScheduler() {
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("delayed-tasks-tracker-timeout-");
+		threads.setDaemon(true);
+		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, threads);
+		scheduler.setRemoveOnCancelPolicy(true);
+		return scheduler;
 	}
 
 	private synchronized void subscribe() {
@@ -203,6 +233,7 @@ public final class OutcomeTracker implements DisposableBean {
 			subscribed.destroy();
 		}
 		this.worker.shutdownNow();
+		this.timeouts.shutdownNow();
 		for (Awaited entry : List.copyOf(this.awaited.values())) {
 			entry.future.completeExceptionally(new TaskStoreException(
 					"The application stopped before task " + entry.id + " of queue '" + entry.queue + "' ended",

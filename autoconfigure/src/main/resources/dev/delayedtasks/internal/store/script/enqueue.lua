@@ -8,12 +8,14 @@
 --   6 meta   HASH    v = layout version
 --   per item: t:<id> HASH task, p:<id> STRING payload envelope, u:<digest> STRING uniqueness slot (base..'u:' if none)
 --   derived from ARGV base (same hash tag), not declared because only corrupt data touches them: dead ZSET,
---   lease ZSET, e:<id> STRING; and t:<holder> HASH (the holder's id is read from the uniqueness slot)
+--   lease ZSET, e:<id> STRING; and t:<holder> HASH (the holder's id is read from the uniqueness slot); o:<id> HASH,
+--   the outcome record of an earlier task with the id, deleted when the id is created again (a new incarnation)
 -- ARGV: 1 base, 2 count, 3 layout version, 4 fanoutBatch,
 --   then per item 8: id, mode ('D' delay ms | 'A' absolute epoch ms), time, maxAttempts, uniqueTtlMs (0 = none),
 --   expiry ('0' none | 'D'<ms> after now | 'A'<epoch ms>: the task is never run from then on, field xa),
 --   outcome ('0' none | '<keep ms>' | '<keep ms> <channel>': keep how the task ended for that long, field or, and
---   tell a tracking producer on that channel, field tn; see includes/outcome.lua; also set on an existing task),
+--   tell a tracking producer on that channel, field tn; see includes/outcome.lua; on an existing live task the
+--   longer keep wins and the channel joins its trackers, so a re-send never detaches a waiter or shortens a keep),
 --   envelope
 -- Reply: {now, 'LAYOUT', storedVersion} when the stored layout differs (nothing is written); else
 --   {now, fresh (0/1), then per item: code ('C' created | 'E' existing | 'U' duplicate | 'K' corrupt),
@@ -26,6 +28,7 @@ redis.replicate_commands()
 --- @include "now"
 --- @include "reasons"
 --- @include "int"
+--- @include "trackers"
 
 local sched, ready, wake, tick, stats, meta = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 
@@ -94,8 +97,12 @@ for i = 0, items - 1 do
     code, rdue = 'K', -1
   elseif cur[1] and cur[1] ~= 'X' then
     code, rdue = 'E', int(cur[2]) or -1
-    -- A producer that tracks an existing task (a retry of its schedule, a restart) is told when it ends.
-    if keep > 0 and cur[1] ~= 'D' then redis.call('HSET', tk, 'or', keep, 'tn', channel) end
+    -- A producer that tracks an existing task (a retry of its schedule, a restart) is told when it ends, and so
+    -- is every producer that tracked it before: the longer keep wins, the channel joins the others.
+    if keep > 0 and cur[1] ~= 'D' then
+      local t = redis.call('HMGET', tk, 'or', 'tn')
+      redis.call('HSET', tk, 'or', math.max(int(t[1]) or 0, keep), 'tn', withTracker(t[2], channel))
+    end
   else
     local prefix = base .. 'u:'
     local digest = string.sub(uk, 1, #prefix) == prefix and string.sub(uk, #prefix + 1) or ''
@@ -111,6 +118,8 @@ for i = 0, items - 1 do
       end
     end
     if code == 'C' then
+      -- A new incarnation: an earlier task's outcome record must never be read as this one's.
+      redis.call('DEL', base .. 'o:' .. id)
       if cur[1] then redis.call('DEL', tk) end -- a cancelled tombstone counts as absent
       local state = due <= now and 'R' or 'S'
       local fields = {'s', state, 'a', 0, 'v', 0, 'm', maxAttempts, 'f', 0, 'd', due, 'c', now}

@@ -5,7 +5,7 @@
 --   3 wake   LIST    wake tokens for idle dispatchers
 --   4 stats  HASH    counters
 --   derived from ARGV base (same hash tag; the ids are found inside the script): t:<id> HASH, p:<id> STRING,
---   e:<id> STRING
+--   e:<id> STRING, o:<id> HASH (the outcome record of the dead letter: a redriven task is a new incarnation)
 -- ARGV: 1 base, 2 fanoutBatch, 3 limit, 4 offset, 5 id ('' = up to limit dead entries from rank offset, oldest first)
 -- Reply: {now, moved, skipped, remainingDead}; skipped entries (task hash missing, unreadable or not in state D,
 --   or payload missing) stay dead. For a single id: moved = 1, or 0 with skipped = 1, or -1 when it is not in dead.
@@ -41,7 +41,8 @@ for _, id in ipairs(ids) do
   if s ~= 'D' or redis.call('TYPE', base .. 'p:' .. id).ok ~= 'string' then
     skipped = skipped + 1
   else
-    redis.call('DEL', base .. 'e:' .. id) -- undeclared: first, so a moved slot raises before any change
+    -- undeclared: first, so a moved slot raises before any change
+    redis.call('DEL', base .. 'e:' .. id, base .. 'o:' .. id)
     redis.call('ZREM', dead, id)
     redis.call('HSET', tk, 's', 'R', 'a', 0, 'v', 0, 'd', now)
     redis.call('HDEL', tk, 'k', 'cr', 'x', 'xa') -- redriven on purpose: an expiry no longer holds
