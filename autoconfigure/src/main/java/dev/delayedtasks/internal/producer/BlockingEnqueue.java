@@ -115,8 +115,10 @@ final class BlockingEnqueue {
 	 * @param tasks the tasks
 	 * @param onFailure told about each batch that fails
 	 */
-	void sendEach(List<PreparedTask> tasks, AfterCommitSends.BatchFailure onFailure) {
-		sendBatches(new ArrayList<>(tasks), new ScheduleResult[tasks.size()], onFailure);
+	@Nullable ScheduleResult[] sendEach(List<PreparedTask> tasks, AfterCommitSends.BatchFailure onFailure) {
+		@Nullable ScheduleResult[] results = new ScheduleResult[tasks.size()];
+		sendBatches(new ArrayList<>(tasks), results, onFailure);
+		return results;
 	}
 
 	/**

@@ -194,7 +194,7 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 		this.stored = new StoredTasks(scripts, settings);
 		this.declarations = declarations;
 		this.tracking = new TaskTracking(tracker, new OutcomeRecords(scripts, settings, codec), resultsRetention);
-		this.afterCommit = new AfterCommitSends(afterCommitByDefault, this.sender::sendEach, listener,
+		this.afterCommit = new AfterCommitSends(afterCommitByDefault, this::sendCommitted, listener,
 				this.tracking::forget);
 		this.async = (reactiveScripts != null) ? new AsyncRequests(
 				new AsyncScheduling(reactiveScripts, settings, codec, queues, defaultMaxAttempts, batchSize,
@@ -211,6 +211,23 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 	public int bufferedTasks() {
 		AsyncRequests async = this.async;
 		return (async != null) ? async.accepted() : 0;
+	}
+
+	/**
+	 * Send the tasks a transaction held, once it committed; a tracked one that Redis
+	 * answered with another task (its id exists, or its unique key is held) tracks that
+	 * task, as outside a transaction.
+	 * @param tasks the tasks
+	 * @param onFailure told about each batch that fails
+	 */
+	private void sendCommitted(List<PreparedTask> tasks, AfterCommitSends.BatchFailure onFailure) {
+		@Nullable ScheduleResult[] results = this.sender.sendEach(tasks, onFailure);
+		for (int i = 0; i < results.length; i++) {
+			ScheduleResult result = results[i];
+			if (result != null && tasks.get(i).tracked()) {
+				this.tracking.sent(tasks.get(i), result);
+			}
+		}
 	}
 
 	@Override

@@ -128,6 +128,14 @@ public record PreparedTask(String queue, TaskId id, boolean absolute, long time,
 	}
 
 	/**
+	 * Whether a producer tracks this task: its outcome names a tracker's channel.
+	 * @return whether it is tracked
+	 */
+	public boolean tracked() {
+		return this.outcome.indexOf(' ') > 0;
+	}
+
+	/**
 	 * The envelope: the one kept, or written again from the request.
 	 * @param codec the payload codec
 	 * @return the envelope JSON

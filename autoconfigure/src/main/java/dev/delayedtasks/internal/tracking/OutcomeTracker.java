@@ -160,6 +160,28 @@ public final class OutcomeTracker implements DisposableBean {
 	}
 
 	/**
+	 * Complete the future awaited for one task with the outcome of another: the task that
+	 * holds its id or unique key, which the caller tracks instead.
+	 * @param queue the queue
+	 * @param from the task the caller awaits
+	 * @param to the task whose end completes it
+	 */
+	public void redirect(String queue, TaskId from, TaskId to) {
+		Awaited entry = this.awaited.get(this.settings.keys(queue).outcome(from.value()));
+		if (entry == null) {
+			return;
+		}
+		expect(queue, to).whenComplete((outcome, ex) -> {
+			if (ex != null) {
+				entry.future.completeExceptionally(ex);
+			}
+			else {
+				entry.future.complete(outcome);
+			}
+		});
+	}
+
+	/**
 	 * Read a task's outcome record now, and complete its future when there is one.
 	 * @param queue the queue
 	 * @param id the task

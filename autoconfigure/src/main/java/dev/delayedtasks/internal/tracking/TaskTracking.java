@@ -80,6 +80,30 @@ public final class TaskTracking {
 	}
 
 	/**
+	 * A tracked task held for a commit was sent: when Redis answered with another task
+	 * (its id exists, or its unique key is held), track that one for the caller.
+	 * @param task the task as sent
+	 * @param result what Redis answered
+	 */
+	public void sent(PreparedTask task, ScheduleResult result) {
+		OutcomeTracker tracker = this.tracker;
+		if (tracker == null || result.outcome() == ScheduleResult.Outcome.CREATED) {
+			return;
+		}
+		String queue = task.queue();
+		try {
+			if (!result.id().equals(task.id())) {
+				tracker.redirect(queue, task.id(), result.id());
+			}
+			trackExisting(queue, result.id(), retention(queue, tracker), tracker);
+		}
+		catch (RuntimeException ex) {
+			// After the commit, on the committing thread: the caller's future says it.
+			tracker.forget(queue, task.id(), ex);
+		}
+	}
+
+	/**
 	 * Fail the tracking of a task that will never be stored.
 	 * @param queue the queue
 	 * @param id the task

@@ -376,6 +376,33 @@ class AfterCommitIntegrationTests {
 	}
 
 	@Test
+	void aTrackedRequestAnsweredWithAnotherTaskAtTheCommitTracksThatTask() {
+		this.runner.run((context) -> {
+			App app = new App(context);
+			TaskId holder = app.scheduler()
+				.schedule(TaskRequest.of(QUEUE, "holder")
+					.uniqueKey("order-12")
+					.uniqueFor(Duration.ofHours(1))
+					.delay(Duration.ofHours(1)));
+			AtomicReference<TrackedTask> duplicate = new AtomicReference<>();
+			app.transaction()
+				.executeWithoutResult((status) -> duplicate.set(app.scheduler()
+					.track(TaskRequest.of(QUEUE, "duplicate")
+						.uniqueKey("order-12")
+						.uniqueFor(Duration.ofHours(1))
+						.afterCommit())));
+			assertThat(duplicate.get().outcome()).isNotDone();
+
+			assertThat(app.scheduler().cancel(QUEUE, holder)).isTrue();
+
+			assertThat(duplicate.get().await(Duration.ofSeconds(5))).hasValueSatisfying((outcome) -> {
+				assertThat(outcome.kind()).isEqualTo(TaskOutcome.Kind.CANCELLED);
+				assertThat(outcome.id()).isEqualTo(holder);
+			});
+		});
+	}
+
+	@Test
 	void aCallerSuppliedIdThatExistsIsReportedAsExistingWhenSent() {
 		this.runner.run((context) -> {
 			App app = new App(context);
