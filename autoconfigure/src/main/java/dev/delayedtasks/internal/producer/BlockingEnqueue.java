@@ -114,6 +114,8 @@ final class BlockingEnqueue {
 	 * Send tasks that waited for a commit, going on after a batch that fails.
 	 * @param tasks the tasks
 	 * @param onFailure told about each batch that fails
+	 * @return the result of each task, by position; {@code null} for those of a batch
+	 * that failed
 	 */
 	@Nullable ScheduleResult[] sendEach(List<PreparedTask> tasks, AfterCommitSends.BatchFailure onFailure) {
 		@Nullable ScheduleResult[] results = new ScheduleResult[tasks.size()];
