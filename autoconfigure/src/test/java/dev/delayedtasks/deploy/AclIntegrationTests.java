@@ -221,6 +221,28 @@ class AclIntegrationTests {
 	}
 
 	@Test
+	void theDocumentedKeyPatternsGrantThisPrefixOnlyNotOneThatMerelyStartsWithIt() {
+		createUser("delayed-tasks", readmeRules(this.redis.keyPrefix()));
+		String prefix = this.redis.keyPrefix();
+		RedisClient client = RedisClient
+			.create(RedisURI.builder(this.redis.uri()).withAuthentication("delayed-tasks", PASSWORD).build());
+		try (StatefulRedisConnection<String, String> user = client.connect()) {
+			assertThat(user.sync().set(prefix + ":{q:0}:t:1", "x")).isEqualTo("OK");
+			assertThat(user.sync().sadd(prefix + ":queues", "q")).isEqualTo(1L);
+			assertThat(user.sync().zadd(prefix + ":recurring", 1, "s")).isEqualTo(1L);
+			for (String other : List.of(prefix + ":billing:{q:0}:t:1", prefix + ":billing:queues",
+					prefix + "x:{q:0}:t:1")) {
+				assertThatExceptionOfType(RedisCommandExecutionException.class)
+					.isThrownBy(() -> user.sync().set(other, "x"))
+					.withMessageContaining("NOPERM");
+			}
+		}
+		finally {
+			client.shutdown();
+		}
+	}
+
+	@Test
 	void aUserWithoutEvalshaCannotScheduleAndIsToldWhichPermission() {
 		createUser("no-evalsha", without(readmeRules(this.redis.keyPrefix()), "+evalsha"));
 		runnerAs("no-evalsha").withPropertyValues("delayed-tasks.worker.enabled=false").run((context) -> {

@@ -24,7 +24,11 @@ final class ReadmeAcl {
 
 	static final String PASSWORD = "change-me";
 
-	static final String KEY_PATTERN = "~dt:*";
+	/**
+	 * The keys under the key prefix: the partitions, the queue index, the recurring
+	 * index.
+	 */
+	static final List<String> KEY_PATTERNS = List.of("~dt:{*", "~dt:queues", "~dt:recurring");
 
 	/** The channels of the outcome trackers, under the key prefix. */
 	static final String CHANNEL_PATTERN = "&dt:tracker:*";
@@ -105,7 +109,9 @@ final class ReadmeAcl {
 	List<String> rules(String keyPrefix, String password) {
 		List<String> tokens = tokens();
 		List<String> rules = new ArrayList<>(tokens.subList(2, tokens.size()));
-		replaceOnce(rules, KEY_PATTERN, "~" + keyPrefix + ":*");
+		for (String pattern : KEY_PATTERNS) {
+			replaceOnce(rules, pattern, "~" + keyPrefix + pattern.substring("~dt".length()));
+		}
 		replaceOnce(rules, CHANNEL_PATTERN, "&" + keyPrefix + ":tracker:*");
 		replaceOnce(rules, ">" + PASSWORD, ">" + password);
 		return rules;

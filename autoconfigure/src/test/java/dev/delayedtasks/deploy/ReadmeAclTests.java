@@ -78,9 +78,10 @@ class ReadmeAclTests {
 
 	@Test
 	void confinesTheUserToTheKeyPrefixWithoutChannelsOrOtherCommands() {
-		assertThat(ReadmeAcl.read().line()).startsWith("user delayed-tasks on >change-me ~dt:* resetchannels -@all +");
+		assertThat(ReadmeAcl.read().line())
+			.startsWith("user delayed-tasks on >change-me ~dt:{* ~dt:queues ~dt:recurring resetchannels -@all +");
 		assertThat(ReadmeAcl.readFunctions().line())
-			.startsWith("user delayed-tasks on >change-me ~dt:* resetchannels -@all +");
+			.startsWith("user delayed-tasks on >change-me ~dt:{* ~dt:queues ~dt:recurring resetchannels -@all +");
 	}
 
 	@Test
