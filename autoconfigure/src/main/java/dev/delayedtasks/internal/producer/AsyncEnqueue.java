@@ -211,8 +211,10 @@ final class AsyncEnqueue {
 		long pause;
 		List<PendingTask> expired;
 		synchronized (lane) {
+			boolean mayHaveRun = RedisOutages.mayHaveRun(failure);
 			for (int i = batch.size() - 1; i >= 0; i--) {
 				batch.get(i).held = true;
+				batch.get(i).maybeStored |= mayHaveRun;
 				lane.waiting.addFirst(batch.get(i));
 			}
 			began = !lane.outage;
@@ -289,13 +291,17 @@ final class AsyncEnqueue {
 
 	private void failExpired(List<PendingTask> expired, @Nullable RuntimeException failure) {
 		for (PendingTask pending : expired) {
-			fail(pending,
-					new TaskStoreException(
-							"Task " + pending.task.id() + " of queue '" + pending.task.queue()
-									+ "' was not stored: Redis did not take it within the outage buffer's wait of "
-									+ this.buffer.maxWait() + " (delayed-tasks.producer.outage-buffer.max-wait)"
-									+ ((failure != null) ? ": " + failure.getMessage() : ""),
-							pending.task.id(), failure));
+			String task = "Task " + pending.task.id() + " of queue '" + pending.task.queue() + "'";
+			String wait = " within the outage buffer's wait of " + this.buffer.maxWait()
+					+ " (delayed-tasks.producer.outage-buffer.max-wait)";
+			// "Not stored" only when no call that carried it can have run.
+			String message = pending.maybeStored
+					? task + " may have been stored: a call that carried it timed out or"
+							+ " lost its connection after it was sent, and Redis did not answer" + wait
+							+ "; find it by its id before sending it again (the same id is safe to send again)"
+					: task + " was not stored: Redis did not take it" + wait;
+			fail(pending, new TaskStoreException(message + ((failure != null) ? ": " + failure.getMessage() : ""),
+					pending.task.id(), failure));
 		}
 	}
 

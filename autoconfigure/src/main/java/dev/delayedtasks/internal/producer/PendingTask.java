@@ -26,6 +26,12 @@ final class PendingTask {
 	/** Sent, or to be sent, after a call failed because Redis was unreachable. */
 	boolean held;
 
+	/**
+	 * A call that carried it failed in a way that does not say whether it ran (a timeout,
+	 * a lost connection): Redis may have stored it.
+	 */
+	boolean maybeStored;
+
 	PendingTask(PreparedTask task, long submitted) {
 		this.task = task;
 		this.submitted = submitted;

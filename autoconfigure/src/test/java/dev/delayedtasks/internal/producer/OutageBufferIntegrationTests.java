@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.ReactiveDelayedTaskScheduler;
+import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
 import dev.delayedtasks.TaskRequest;
@@ -228,6 +229,7 @@ class OutageBufferIntegrationTests {
 						.isThrownBy(() -> future.get(WAIT.toSeconds(), TimeUnit.SECONDS))
 						.havingCause()
 						.isInstanceOf(TaskStoreException.class)
+						.withMessageContaining("was not stored")
 						.withMessageContaining("delayed-tasks.producer.outage-buffer.max-wait");
 				}
 				Duration failedAfter = Duration.ofNanos(System.nanoTime() - start);
@@ -250,6 +252,36 @@ class OutageBufferIntegrationTests {
 				assertThat(scheduler.find(queue, TaskId.of("waiting-" + i))).isEmpty();
 			}
 		});
+	}
+
+	@Test
+	void aHeldTaskWhoseCallTimedOutAfterItWasSentIsNotReportedAsNotStored() {
+		String queue = "buffer-uncertain";
+		RedisProcess server = server();
+		runner("spring.data.redis.timeout=300ms", "delayed-tasks.producer.outage-buffer.max-wait=1500ms")
+			.run((context) -> {
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
+				CompletableFuture<ScheduleResult> sent;
+				signal("STOP", server);
+				try {
+					// Sent to a stopped Redis, which runs it when it resumes.
+					sent = scheduler.submitAsync(TaskRequest.of(queue, "sent").id("sent-1"));
+					assertThatExceptionOfType(ExecutionException.class)
+						.isThrownBy(() -> sent.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+						.havingCause()
+						.isInstanceOfSatisfying(TaskStoreException.class,
+								(ex) -> assertThat(ex.getTaskId()).isEqualTo(TaskId.of("sent-1")))
+						.withMessageContaining("may have been stored")
+						.withMessageNotContaining("was not stored");
+				}
+				finally {
+					signal("CONT", server);
+				}
+				await().atMost(WAIT)
+					.ignoreExceptions()
+					.untilAsserted(() -> assertThat(scheduler.find(queue, TaskId.of("sent-1"))).isPresent());
+			});
 	}
 
 	private static void signal(String signal, RedisProcess server) throws IOException, InterruptedException {
