@@ -211,10 +211,12 @@ final class AsyncEnqueue {
 		long pause;
 		List<PendingTask> expired;
 		synchronized (lane) {
-			boolean mayHaveRun = RedisOutages.mayHaveRun(failure);
 			for (int i = batch.size() - 1; i >= 0; i--) {
 				batch.get(i).held = true;
-				batch.get(i).maybeStored |= mayHaveRun;
+				// Whatever the failure: the client may have written the call, and may
+				// write
+				// it again when it reconnects, before the reply that failed it.
+				batch.get(i).maybeStored = true;
 				lane.waiting.addFirst(batch.get(i));
 			}
 			began = !lane.outage;

@@ -27,8 +27,8 @@ final class PendingTask {
 	boolean held;
 
 	/**
-	 * A call that carried it failed in a way that does not say whether it ran (a timeout,
-	 * a lost connection): Redis may have stored it.
+	 * A call that carried it failed: the client may have sent it (and may send it again
+	 * on reconnecting), so Redis may have stored it.
 	 */
 	boolean maybeStored;
 

@@ -56,27 +56,6 @@ final class RedisOutages {
 		return false;
 	}
 
-	/**
-	 * Whether a call that failed this way may still have run: it timed out, or its
-	 * connection went away, after it was sent. A call refused before it was sent (no
-	 * connection) or by the server (loading, no master, read-only) did not run.
-	 * @param failure the failure, with its causes
-	 * @return whether the call may have run
-	 */
-	static boolean mayHaveRun(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
-			if (cause instanceof QueryTimeoutException || cause instanceof RedisCommandTimeoutException
-					|| cause instanceof IOException) {
-				return true;
-			}
-			String message = cause.getMessage();
-			if (message != null && startsWithAny(message, CONNECTION_LOST)) {
-				return true;
-			}
-		}
-		return false;
-	}
-
 	private static boolean startsWithAny(String message, List<String> prefixes) {
 		for (String prefix : prefixes) {
 			if (message.startsWith(prefix)) {

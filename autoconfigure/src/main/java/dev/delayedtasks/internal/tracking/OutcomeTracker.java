@@ -2,6 +2,7 @@ package dev.delayedtasks.internal.tracking;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -120,7 +121,9 @@ public final class OutcomeTracker implements DisposableBean {
 
 	/**
 	 * Await a task's outcome: subscribed before the task can end, so no outcome is
-	 * missed.
+	 * missed. Each call has a future of its own; completing or cancelling it ends that
+	 * caller's wait only. A task is awaited until its outcome arrives or, since the last
+	 * call, the longest wait is over.
 	 * @param queue the queue
 	 * @param id the task
 	 * @return completes with the outcome, or fails after the longest wait
@@ -128,26 +131,21 @@ public final class OutcomeTracker implements DisposableBean {
 	public CompletableFuture<TaskOutcome> expect(String queue, TaskId id) {
 		subscribe();
 		String key = this.settings.keys(queue).outcome(id.value());
-		return this.awaited.computeIfAbsent(key, (k) -> {
-			Awaited entry = new Awaited(queue, id, new CompletableFuture<>());
-			ScheduledFuture<?> timeout = this.timeouts.schedule(
-					() -> entry.future
-						.completeExceptionally(new TaskStoreException("No outcome of task " + id + " of queue '" + queue
-								+ "' within " + this.maxWait + " (delayed-tasks.results.tracked-retention)", id, null)),
-					this.maxWait.toMillis(), TimeUnit.MILLISECONDS);
-			// The timeout holds the entry, outcome and all: it goes as soon as the
-			// outcome
-			// is known, not when the longest wait is over.
-			entry.future.whenComplete((outcome, ex) -> {
-				timeout.cancel(false);
-				this.awaited.remove(k, entry);
-			});
-			return entry;
-		}).future;
+		CompletableFuture<TaskOutcome> waiter = new CompletableFuture<>();
+		this.awaited.compute(key, (k, entry) -> {
+			if (entry != null && entry.add(waiter)) {
+				return entry;
+			}
+			// None, or one that closed a moment ago (its outcome arrived, or it expired).
+			Awaited created = new Awaited(queue, id, k);
+			created.add(waiter);
+			return created;
+		});
+		return waiter;
 	}
 
 	/**
-	 * Stop awaiting a task that was not stored after all.
+	 * Fail every wait for a task that will not be stored after all.
 	 * @param queue the queue
 	 * @param id the task
 	 * @param failure why
@@ -155,30 +153,33 @@ public final class OutcomeTracker implements DisposableBean {
 	public void forget(String queue, TaskId id, Throwable failure) {
 		Awaited entry = this.awaited.get(this.settings.keys(queue).outcome(id.value()));
 		if (entry != null) {
-			entry.future.completeExceptionally(failure);
+			entry.fail(failure);
 		}
 	}
 
 	/**
-	 * Complete the future awaited for one task with the outcome of another: the task that
-	 * holds its id or unique key, which the caller tracks instead.
+	 * Complete the waits for one task with the outcome of another: the task that holds
+	 * its id or unique key, which the callers track instead.
 	 * @param queue the queue
-	 * @param from the task the caller awaits
-	 * @param to the task whose end completes it
+	 * @param from the task the callers await
+	 * @param to the task whose end completes them
+	 * @return a wait for {@code to}, whose end (or failure) ends the waits for
+	 * {@code from}
 	 */
-	public void redirect(String queue, TaskId from, TaskId to) {
+	public CompletableFuture<TaskOutcome> redirect(String queue, TaskId from, TaskId to) {
 		Awaited entry = this.awaited.get(this.settings.keys(queue).outcome(from.value()));
-		if (entry == null) {
-			return;
+		CompletableFuture<TaskOutcome> waiter = expect(queue, to);
+		if (entry != null) {
+			waiter.whenComplete((outcome, ex) -> {
+				if (ex != null) {
+					entry.fail(ex);
+				}
+				else {
+					entry.complete(outcome);
+				}
+			});
 		}
-		expect(queue, to).whenComplete((outcome, ex) -> {
-			if (ex != null) {
-				entry.future.completeExceptionally(ex);
-			}
-			else {
-				entry.future.complete(outcome);
-			}
-		});
+		return waiter;
 	}
 
 	/**
@@ -204,7 +205,7 @@ public final class OutcomeTracker implements DisposableBean {
 	private void complete(String key, TaskOutcome outcome) {
 		Awaited entry = this.awaited.get(key);
 		if (entry != null) {
-			entry.future.complete(outcome);
+			entry.complete(outcome);
 		}
 	}
 
@@ -257,7 +258,7 @@ public final class OutcomeTracker implements DisposableBean {
 		this.worker.shutdownNow();
 		this.timeouts.shutdownNow();
 		for (Awaited entry : List.copyOf(this.awaited.values())) {
-			entry.future.completeExceptionally(new TaskStoreException(
+			entry.fail(new TaskStoreException(
 					"The application stopped before task " + entry.id + " of queue '" + entry.queue + "' ended",
 					entry.id, null));
 		}
@@ -310,7 +311,101 @@ public final class OutcomeTracker implements DisposableBean {
 
 	}
 
-	private record Awaited(String queue, TaskId id, CompletableFuture<TaskOutcome> future) {
+	/**
+	 * The waits for one task in this process: the callers' futures, completed together
+	 * when its outcome arrives, and the one timeout, pushed back by every new caller.
+	 */
+	private final class Awaited {
+
+		private final String queue;
+
+		private final TaskId id;
+
+		private final String key;
+
+		private final List<CompletableFuture<TaskOutcome>> waiters = new ArrayList<>();
+
+		private @Nullable ScheduledFuture<?> timeout;
+
+		private boolean closed;
+
+		Awaited(String queue, TaskId id, String key) {
+			this.queue = queue;
+			this.id = id;
+			this.key = key;
+		}
+
+		/**
+		 * Add a caller, and give the task the longest wait from now.
+		 * @param waiter the caller's future
+		 * @return whether it was added: false when this entry is closed
+		 */
+		synchronized boolean add(CompletableFuture<TaskOutcome> waiter) {
+			if (this.closed) {
+				return false;
+			}
+			this.waiters.add(waiter);
+			if (this.timeout != null) {
+				this.timeout.cancel(false);
+			}
+			this.timeout = OutcomeTracker.this.timeouts.schedule(this::expire, OutcomeTracker.this.maxWait.toMillis(),
+					TimeUnit.MILLISECONDS);
+			// A caller that stops waiting (its own failure, a cancel) leaves; the last
+			// one
+			// to leave releases the entry and its timeout.
+			waiter.whenComplete((outcome, ex) -> leave(waiter));
+			return true;
+		}
+
+		void complete(TaskOutcome outcome) {
+			for (CompletableFuture<TaskOutcome> waiter : close()) {
+				waiter.complete(outcome);
+			}
+		}
+
+		void fail(Throwable failure) {
+			for (CompletableFuture<TaskOutcome> waiter : close()) {
+				waiter.completeExceptionally(failure);
+			}
+		}
+
+		private void expire() {
+			fail(new TaskStoreException(
+					"No outcome of task " + this.id + " of queue '" + this.queue + "' within "
+							+ OutcomeTracker.this.maxWait + " (delayed-tasks.results.tracked-retention)",
+					this.id, null));
+		}
+
+		private void leave(CompletableFuture<TaskOutcome> waiter) {
+			boolean last;
+			synchronized (this) {
+				last = this.waiters.remove(waiter) && this.waiters.isEmpty() && !this.closed;
+			}
+			if (last) {
+				close();
+			}
+		}
+
+		/**
+		 * Stop awaiting the task: no caller joins this entry any more.
+		 * @return the callers still waiting
+		 */
+		private List<CompletableFuture<TaskOutcome>> close() {
+			List<CompletableFuture<TaskOutcome>> open;
+			synchronized (this) {
+				if (this.closed) {
+					return List.of();
+				}
+				this.closed = true;
+				if (this.timeout != null) {
+					this.timeout.cancel(false);
+				}
+				open = List.copyOf(this.waiters);
+				this.waiters.clear();
+			}
+			OutcomeTracker.this.awaited.remove(this.key, this);
+			return open;
+		}
 
 	}
 

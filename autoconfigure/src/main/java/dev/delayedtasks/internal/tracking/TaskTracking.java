@@ -63,7 +63,7 @@ public final class TaskTracking {
 			result = send.apply(task);
 		}
 		catch (RuntimeException ex) {
-			tracker.forget(queue, task.id(), ex);
+			outcome.completeExceptionally(ex);
 			throw ex;
 		}
 		if (result.outcome() == ScheduleResult.Outcome.CREATED || result.outcome() == ScheduleResult.Outcome.PENDING) {
@@ -72,10 +72,10 @@ public final class TaskTracking {
 		// An existing task (the enqueue named this tracker if it is live), or the
 		// holder of the unique key: tracked the same way as awaitOutcome tracks one.
 		if (!result.id().equals(task.id())) {
-			tracker.forget(queue, task.id(), new IllegalStateException("a duplicate of " + result.id()));
+			outcome.completeExceptionally(new IllegalStateException("a duplicate of " + result.id()));
 			outcome = tracker.expect(queue, result.id());
 		}
-		trackExisting(queue, result.id(), keep, tracker);
+		trackExisting(queue, result.id(), keep, tracker, outcome);
 		return new TrackedTask(queue, result, outcome);
 	}
 
@@ -92,10 +92,21 @@ public final class TaskTracking {
 		}
 		String queue = task.queue();
 		try {
-			if (!result.id().equals(task.id())) {
-				tracker.redirect(queue, task.id(), result.id());
+			Duration keep = retention(queue, tracker);
+			if (result.id().equals(task.id())) {
+				CompletableFuture<TaskOutcome> waiter = tracker.expect(queue, task.id());
+				// The caller waits for this task too: a failure to track it is the
+				// caller's.
+				waiter.whenComplete((outcome, ex) -> {
+					if (ex != null) {
+						tracker.forget(queue, task.id(), ex);
+					}
+				});
+				trackExisting(queue, task.id(), keep, tracker, waiter);
 			}
-			trackExisting(queue, result.id(), retention(queue, tracker), tracker);
+			else {
+				trackExisting(queue, result.id(), keep, tracker, tracker.redirect(queue, task.id(), result.id()));
+			}
 		}
 		catch (RuntimeException ex) {
 			// After the commit, on the committing thread: the caller's future says it.
@@ -145,11 +156,15 @@ public final class TaskTracking {
 		OutcomeTracker tracker = tracker();
 		String checked = Names.checkQueue(queue);
 		CompletableFuture<TaskOutcome> outcome = tracker.expect(checked, id);
-		if (!trackExisting(checked, id, retention(checked, tracker), tracker)) {
+		if (!trackExisting(checked, id, retention(checked, tracker), tracker, outcome)) {
 			return Optional.empty();
 		}
-		return new TrackedTask(checked, new ScheduleResult(id, ScheduleResult.Outcome.EXISTING, null), outcome)
+		Optional<TaskOutcome> ended = new TrackedTask(checked,
+				new ScheduleResult(id, ScheduleResult.Outcome.EXISTING, null), outcome)
 			.await(timeout);
+		// This call's wait is over: it no longer holds a place among the task's waiters.
+		outcome.cancel(false);
+		return ended;
 	}
 
 	/**
@@ -158,22 +173,25 @@ public final class TaskTracking {
 	 * @param id the task
 	 * @param keep how long its outcome is kept at least
 	 * @param tracker the tracker
+	 * @param waiter the caller's future, failed when no outcome is to be had (and no
+	 * other caller's)
 	 * @return whether an outcome is to be had: the task is live, or its record is there
 	 */
-	private boolean trackExisting(String queue, TaskId id, Duration keep, OutcomeTracker tracker) {
+	private boolean trackExisting(String queue, TaskId id, Duration keep, OutcomeTracker tracker,
+			CompletableFuture<TaskOutcome> waiter) {
 		char state;
 		try {
 			state = this.outcomes.track(queue, id, keep, tracker.channel());
 		}
 		catch (RuntimeException ex) {
-			tracker.forget(queue, id, ex);
+			waiter.completeExceptionally(ex);
 			throw ex;
 		}
 		if (state == 'O') {
 			tracker.check(queue, id);
 		}
 		else if (state == 'N') {
-			tracker.forget(queue, id, new TaskStoreException(
+			waiter.completeExceptionally(new TaskStoreException(
 					"Task " + id + " of queue '" + queue + "' does not exist, or ended without keeping its outcome", id,
 					null));
 			return false;

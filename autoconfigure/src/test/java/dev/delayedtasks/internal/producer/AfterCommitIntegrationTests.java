@@ -403,6 +403,28 @@ class AfterCommitIntegrationTests {
 	}
 
 	@Test
+	void anotherCallersFailedWaitForATaskHeldForTheCommitLeavesTheTrackedTaskAlone() {
+		this.runner.run((context) -> {
+			App app = new App(context);
+			AtomicReference<TrackedTask> tracked = new AtomicReference<>();
+			app.transaction().executeWithoutResult((status) -> {
+				tracked.set(app.scheduler()
+					.track(TaskRequest.of(QUEUE, "held").id("held-9").delay(Duration.ofHours(1)).afterCommit()));
+				// Not stored yet: another thread's wait for it ends at once, empty.
+				assertThat(CompletableFuture
+					.supplyAsync(() -> app.scheduler().awaitOutcome(QUEUE, TaskId.of("held-9"), Duration.ofMillis(200)))
+					.join()).isEmpty();
+			});
+			assertThat(tracked.get().outcome()).isNotDone();
+
+			assertThat(app.scheduler().cancel(QUEUE, TaskId.of("held-9"))).isTrue();
+
+			assertThat(tracked.get().await(Duration.ofSeconds(5)))
+				.hasValueSatisfying((outcome) -> assertThat(outcome.kind()).isEqualTo(TaskOutcome.Kind.CANCELLED));
+		});
+	}
+
+	@Test
 	void aCallerSuppliedIdThatExistsIsReportedAsExistingWhenSent() {
 		this.runner.run((context) -> {
 			App app = new App(context);

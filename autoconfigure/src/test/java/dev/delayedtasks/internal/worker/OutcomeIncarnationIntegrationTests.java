@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -13,6 +14,8 @@ import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.NonRetryableTaskException;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.RecurringSchedule;
+import dev.delayedtasks.RecurringTasks;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskOutcome;
 import dev.delayedtasks.TaskOutcome.Kind;
@@ -132,6 +135,43 @@ class OutcomeIncarnationIntegrationTests {
 			assertThat(other.get(WAIT.toSeconds(), TimeUnit.SECONDS))
 				.hasValueSatisfying((outcome) -> assertThat(outcome.kind()).isEqualTo(Kind.CANCELLED));
 		}));
+	}
+
+	@Test
+	void aRecurringOccurrenceCreatedAgainNeverReportsTheEarlierOnesOutcome() {
+		this.runner.run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			RecurringTasks recurring = context.getBean(RecurringTasks.class);
+			recurring.upsert(RecurringSchedule.fixedRate("inc-hourly", "inc-ok", Duration.ofHours(1)));
+			Set<String> scheduled = context.getBean(StringRedisTemplate.class)
+				.opsForZSet()
+				.range(keys("inc-ok").sched(), 0, -1);
+			TaskId occurrence = TaskId
+				.of(scheduled.stream().filter((id) -> id.startsWith("inc-hourly:")).findFirst().orElseThrow());
+			// A waiter asks it to keep its outcome; the cancel records one.
+			assertThat(scheduler.awaitOutcome("inc-ok", occurrence, Duration.ofMillis(100))).isEmpty();
+			assertThat(scheduler.cancel("inc-ok", occurrence)).isTrue();
+			assertThat(scheduler.outcome("inc-ok", occurrence)).isPresent();
+
+			assertThat(recurring.pause("inc-hourly")).isTrue();
+			assertThat(recurring.resume("inc-hourly")).isTrue();
+
+			assertThat(scheduler.find("inc-ok", occurrence)).isPresent();
+			assertThat(scheduler.outcome("inc-ok", occurrence)).isEmpty();
+		});
+	}
+
+	@Test
+	void aLaterWaiterHasAWaitOfItsOwn() {
+		this.runner.withPropertyValues("delayed-tasks.results.tracked-retention=2s").run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			TaskId id = scheduler.schedule(TaskRequest.of("inc-ok", "live").id("live-1").delay(Duration.ofHours(1)));
+			assertThat(scheduler.awaitOutcome("inc-ok", id, Duration.ofMillis(1500))).isEmpty();
+			Thread.sleep(200);
+
+			// Past the first call's longest wait: its deadline is not this call's.
+			assertThat(scheduler.awaitOutcome("inc-ok", id, Duration.ofMillis(1500))).isEmpty();
+		});
 	}
 
 	@Test

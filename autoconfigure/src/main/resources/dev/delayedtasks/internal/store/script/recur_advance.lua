@@ -98,6 +98,8 @@ local function create(t)
   local s = pread('HGET', tk, 's')
   if type(s) == 'table' then return false end
   if s and s ~= 'X' then return true end
+  -- A new incarnation: an earlier occurrence's outcome record must never be read as this one's.
+  redis.call('DEL', base .. 'o:' .. id)
   if s then redis.call('DEL', tk) end -- a cancelled tombstone counts as absent
   local state = t <= now and 'R' or 'S'
   redis.call('HSET', tk, 's', state, 'a', 0, 'v', 0, 'm', maxAttempts, 'f', 0, 'd', t, 'c', now)

@@ -8,10 +8,11 @@
 -- that moved raises where nothing has changed yet.
 -- uses: base, now
 --- @include "pread"
+--- @include "int"
 local function recordOutcome(id, tk, kind, thisRun, reason, exType, message, result)
   local r = pread('HMGET', tk, 'or', 'tn', 'a')
   if type(r) ~= 'table' or r.err then return end
-  local keep = tonumber(r[1])
+  local keep = int(r[1])
   if not keep or keep <= 0 then return end
   local runs = (tonumber(r[3]) or 0) + thisRun
   local ok = base .. 'o:' .. id
@@ -19,5 +20,6 @@ local function recordOutcome(id, tk, kind, thisRun, reason, exType, message, res
   redis.call('HSET', ok, 'k', kind, 'a', runs, 't', now, 'rs', reason or '', 'et', exType or '',
     'em', message or '', 'r', result or '')
   redis.call('PEXPIRE', ok, keep)
-  for channel in string.gmatch(r[2] or '', '%S+') do redis.call('PUBLISH', channel, ok) end
+  -- pcall: a channel the application's ACL does not grant (corrupt data) must not undo the task's end.
+  for channel in string.gmatch(r[2] or '', '%S+') do redis.pcall('PUBLISH', channel, ok) end
 end
