@@ -87,9 +87,9 @@ final class BlockingEnqueue {
 				int to = batchEnd(prepared, positions, from);
 				List<Integer> batch = positions.subList(from, to);
 				List<PreparedTask> tasks = batch.stream().map(prepared::get).toList();
-				List<ScheduleResult> outcomes;
+				List<EnqueueCall.@Nullable Outcome> outcomes;
 				try {
-					outcomes = enqueue(queue, tasks);
+					outcomes = enqueue(queue, tasks, onFailure == null);
 				}
 				catch (RuntimeException ex) {
 					if (onFailure == null) {
@@ -99,8 +99,13 @@ final class BlockingEnqueue {
 					outcomes = null;
 				}
 				for (int i = 0; i < batch.size(); i++) {
-					if (outcomes != null) {
-						results[batch.get(i)] = outcomes.get(i);
+					EnqueueCall.@Nullable Outcome outcome = (outcomes != null) ? outcomes.get(i) : null;
+					if (outcome != null && outcome.failure() != null && onFailure != null) {
+						// Only this task failed: the others of the call are stored.
+						onFailure.failed(queue, List.of(tasks.get(i)), outcome.failure());
+					}
+					else if (outcome != null) {
+						results[batch.get(i)] = outcome.result();
 					}
 					// Done with it: its envelope, if kept, can go.
 					prepared.set(batch.get(i), null);
@@ -145,13 +150,29 @@ final class BlockingEnqueue {
 		return to;
 	}
 
-	private List<ScheduleResult> enqueue(String queue, List<PreparedTask> tasks) {
-		List<ScheduleResult> results = new ArrayList<>(tasks.size());
-		for (EnqueueCall.Outcome outcome : send(queue, tasks)) {
-			results.add(outcome.get());
+	/**
+	 * One call, and the listener told of each task it stored.
+	 * @param queue the queue
+	 * @param tasks its tasks
+	 * @param throwFirstFailure whether a task that failed (corrupt data under its id)
+	 * throws, once the listener heard of the others
+	 * @return one outcome per task
+	 */
+	private List<EnqueueCall.Outcome> enqueue(String queue, List<PreparedTask> tasks, boolean throwFirstFailure) {
+		List<EnqueueCall.Outcome> outcomes = send(queue, tasks);
+		RuntimeException failure = null;
+		for (EnqueueCall.Outcome outcome : outcomes) {
+			if (outcome.failure() != null) {
+				failure = (failure != null) ? failure : outcome.failure();
+			}
+			else {
+				this.listener.scheduled(queue, outcome.result());
+			}
 		}
-		results.forEach((result) -> this.listener.scheduled(queue, result));
-		return results;
+		if (failure != null && throwFirstFailure) {
+			throw failure;
+		}
+		return outcomes;
 	}
 
 	/**

@@ -17,13 +17,16 @@ import dev.delayedtasks.TaskOutcome;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TrackedTask;
+import dev.delayedtasks.internal.producer.TransactionalApp.Failure;
 import dev.delayedtasks.internal.producer.TransactionalApp.RecordingListener;
+import dev.delayedtasks.internal.store.PartitionKeys;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -420,6 +423,31 @@ class AfterCommitIntegrationTests {
 			assertThat(app.scheduler().cancel(QUEUE, TaskId.of("held-9"))).isTrue();
 
 			assertThat(tracked.get().await(Duration.ofSeconds(5)))
+				.hasValueSatisfying((outcome) -> assertThat(outcome.kind()).isEqualTo(TaskOutcome.Kind.CANCELLED));
+		});
+	}
+
+	@Test
+	void oneCorruptTaskAmongThoseACommitSendsFailsAloneAndTheOthersAreStoredAndTracked() {
+		this.runner.run((context) -> {
+			App app = new App(context);
+			// Bad data in Redis under one id: the enqueue script parks it as corrupt.
+			context.getBean(StringRedisTemplate.class)
+				.opsForValue()
+				.set(PartitionKeys.of(this.redis.keyPrefix(), QUEUE).task("bad-1"), "not a hash");
+			AtomicReference<TrackedTask> good = new AtomicReference<>();
+			app.transaction().executeWithoutResult((status) -> {
+				good.set(app.scheduler()
+					.track(TaskRequest.of(QUEUE, "good").id("good-1").delay(Duration.ofHours(1)).afterCommit()));
+				app.scheduler().submit(TaskRequest.of(QUEUE, "bad").id("bad-1").afterCommit());
+			});
+
+			assertThat(app.scheduler().find(QUEUE, TaskId.of("good-1"))).isPresent();
+			assertThat(good.get().outcome()).isNotDone();
+			assertThat(app.listener().scheduled).extracting(ScheduleResult::id).containsExactly(TaskId.of("good-1"));
+			assertThat(app.listener().failed).extracting(Failure::id).containsExactly(TaskId.of("bad-1"));
+			assertThat(app.scheduler().cancel(QUEUE, TaskId.of("good-1"))).isTrue();
+			assertThat(good.get().await(Duration.ofSeconds(5)))
 				.hasValueSatisfying((outcome) -> assertThat(outcome.kind()).isEqualTo(TaskOutcome.Kind.CANCELLED));
 		});
 	}
