@@ -129,16 +129,29 @@ public final class OutcomeTracker implements DisposableBean {
 	 * @return completes with the outcome, or fails after the longest wait
 	 */
 	public CompletableFuture<TaskOutcome> expect(String queue, TaskId id) {
+		return expect(queue, id, this.maxWait);
+	}
+
+	/**
+	 * Await a task's outcome for at least {@code wait}, or the longest wait if that is
+	 * longer.
+	 * @param queue the queue
+	 * @param id the task
+	 * @param wait how long this caller means to wait
+	 * @return completes with the outcome, or fails when no outcome came in time
+	 */
+	public CompletableFuture<TaskOutcome> expect(String queue, TaskId id, Duration wait) {
+		Duration longest = (wait.compareTo(this.maxWait) > 0) ? wait : this.maxWait;
 		subscribe();
 		String key = this.settings.keys(queue).outcome(id.value());
 		CompletableFuture<TaskOutcome> waiter = new CompletableFuture<>();
 		this.awaited.compute(key, (k, entry) -> {
-			if (entry != null && entry.add(waiter)) {
+			if (entry != null && entry.add(waiter, longest)) {
 				return entry;
 			}
 			// None, or one that closed a moment ago (its outcome arrived, or it expired).
 			Awaited created = new Awaited(queue, id, k);
-			created.add(waiter);
+			created.add(waiter, longest);
 			return created;
 		});
 		return waiter;
@@ -297,6 +310,8 @@ public final class OutcomeTracker implements DisposableBean {
 
 		private void checkAll() {
 			// Anything published while this process was not subscribed is in the records.
+			// One record that cannot be read (bad data, a failing node) must not keep the
+			// others from being read.
 			for (Awaited entry : List.copyOf(OutcomeTracker.this.awaited.values())) {
 				try {
 					OutcomeTracker.this.check(entry.queue, entry.id);
@@ -304,7 +319,6 @@ public final class OutcomeTracker implements DisposableBean {
 				catch (RuntimeException ex) {
 					logger.warn("Could not read the outcome of task " + entry.id + " of queue '" + entry.queue + "': "
 							+ ex.getMessage());
-					return;
 				}
 			}
 		}
@@ -327,6 +341,9 @@ public final class OutcomeTracker implements DisposableBean {
 
 		private @Nullable ScheduledFuture<?> timeout;
 
+		/** When the timeout fires, in {@link System#nanoTime()}. */
+		private long deadline;
+
 		private boolean closed;
 
 		Awaited(String queue, TaskId id, String key) {
@@ -336,23 +353,28 @@ public final class OutcomeTracker implements DisposableBean {
 		}
 
 		/**
-		 * Add a caller, and give the task the longest wait from now.
+		 * Add a caller, and wait for the task at least {@code wait} from now.
 		 * @param waiter the caller's future
+		 * @param wait how long the caller waits
 		 * @return whether it was added: false when this entry is closed
 		 */
-		synchronized boolean add(CompletableFuture<TaskOutcome> waiter) {
+		synchronized boolean add(CompletableFuture<TaskOutcome> waiter, Duration wait) {
 			if (this.closed) {
 				return false;
 			}
 			this.waiters.add(waiter);
-			if (this.timeout != null) {
-				this.timeout.cancel(false);
+			long deadline = System.nanoTime() + wait.toNanos();
+			if (this.timeout == null || deadline - this.deadline > 0) {
+				if (this.timeout != null) {
+					this.timeout.cancel(false);
+				}
+				this.deadline = deadline;
+				this.timeout = OutcomeTracker.this.timeouts.schedule(this::expire, wait.toNanos(),
+						TimeUnit.NANOSECONDS);
 			}
-			this.timeout = OutcomeTracker.this.timeouts.schedule(this::expire, OutcomeTracker.this.maxWait.toMillis(),
-					TimeUnit.MILLISECONDS);
 			// A caller that stops waiting (its own failure, a cancel) leaves; the last
-			// one
-			// to leave releases the entry and its timeout.
+			// one to
+			// leave releases the entry and its timeout.
 			waiter.whenComplete((outcome, ex) -> leave(waiter));
 			return true;
 		}
@@ -370,10 +392,9 @@ public final class OutcomeTracker implements DisposableBean {
 		}
 
 		private void expire() {
-			fail(new TaskStoreException(
-					"No outcome of task " + this.id + " of queue '" + this.queue + "' within "
-							+ OutcomeTracker.this.maxWait + " (delayed-tasks.results.tracked-retention)",
-					this.id, null));
+			fail(new TaskStoreException("No outcome of task " + this.id + " of queue '" + this.queue
+					+ "' within the longest wait (delayed-tasks.results.tracked-retention, "
+					+ OutcomeTracker.this.maxWait + ", or a longer awaitOutcome timeout)", this.id, null));
 		}
 
 		private void leave(CompletableFuture<TaskOutcome> waiter) {

@@ -155,8 +155,9 @@ public final class TaskTracking {
 	public Optional<TaskOutcome> awaitOutcome(String queue, TaskId id, Duration timeout) {
 		OutcomeTracker tracker = tracker();
 		String checked = Names.checkQueue(queue);
-		CompletableFuture<TaskOutcome> outcome = tracker.expect(checked, id);
-		if (!trackExisting(checked, id, retention(checked, tracker), tracker, outcome)) {
+		CompletableFuture<TaskOutcome> outcome = tracker.expect(checked, id, timeout);
+		Duration keep = retention(checked, tracker);
+		if (!trackExisting(checked, id, (timeout.compareTo(keep) > 0) ? timeout : keep, tracker, outcome)) {
 			return Optional.empty();
 		}
 		Optional<TaskOutcome> ended = new TrackedTask(checked,

@@ -175,6 +175,16 @@ class OutcomeIncarnationIntegrationTests {
 	}
 
 	@Test
+	void anAwaitLongerThanTheTrackedRetentionReturnsEmptyAtItsTimeout() {
+		this.runner.withPropertyValues("delayed-tasks.results.tracked-retention=1s").run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			TaskId id = scheduler.schedule(TaskRequest.of("inc-ok", "live").id("long-1").delay(Duration.ofHours(1)));
+
+			assertThat(scheduler.awaitOutcome("inc-ok", id, Duration.ofMillis(2500))).isEmpty();
+		});
+	}
+
+	@Test
 	void aFinishedTrackedTaskLeavesNothingOfTheTrackersOnTheHeap() {
 		this.runner.run((context) -> {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);

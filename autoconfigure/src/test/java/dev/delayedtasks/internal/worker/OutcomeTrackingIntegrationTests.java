@@ -190,6 +190,30 @@ class OutcomeTrackingIntegrationTests {
 	}
 
 	@Test
+	void recordsThatCannotBeReadDoNotKeepTheOthersFromBeingReadWhenTheTrackerSubscribesAgain() {
+		this.runner.run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			for (int i = 0; i < 20; i++) {
+				TrackedTask unreadable = scheduler
+					.track(TaskRequest.of("out-receipts", new Order("u-" + i, 1)).delay(Duration.ofHours(1)));
+				redis.opsForValue().set(keys("out-receipts").outcome(unreadable.id().value()), "not a hash");
+			}
+			TrackedTask readable = scheduler
+				.track(TaskRequest.of("out-receipts", new Order("r-1", 1)).delay(Duration.ofHours(1)));
+			// Its end is published where nobody listens: only the record tells.
+			redis.opsForHash().put(keys("out-receipts").task(readable.id().value()), "tn", "nobody-listens");
+			assertThat(scheduler.cancel("out-receipts", readable.id())).isTrue();
+			assertThat(readable.await(Duration.ofMillis(500))).isEmpty();
+
+			killPubSubConnections();
+
+			assertThat(readable.await(WAIT))
+				.hasValueSatisfying((outcome) -> assertThat(outcome.kind()).isEqualTo(Kind.CANCELLED));
+		});
+	}
+
+	@Test
 	void aResubscriptionOnTheEventLoopThatServesTheCommandsDoesNotBlockIt() {
 		// One I/O thread: the Pub/Sub connection and the command connection share it, so
 		// a read of the records on the thread that delivers the subscription event would
