@@ -207,27 +207,11 @@ public final class OutcomeTracker implements DisposableBean {
 		return outcome;
 	}
 
-	/**
-	 * How many tasks are awaited.
-	 * @return the count
-	 */
-	int awaitedCount() {
-		return this.awaited.size();
-	}
-
 	private void complete(String key, TaskOutcome outcome) {
 		Awaited entry = this.awaited.get(key);
 		if (entry != null) {
 			entry.complete(outcome);
 		}
-	}
-
-	/**
-	 * How many timeouts are scheduled: one per task still awaited.
-	 * @return the count
-	 */
-	int pendingTimeouts() {
-		return this.timeouts.getQueue().size();
 	}
 
 	private static CustomizableThreadFactory daemonThreads() {
