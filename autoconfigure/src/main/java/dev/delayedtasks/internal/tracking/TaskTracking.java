@@ -155,7 +155,10 @@ public final class TaskTracking {
 	public Optional<TaskOutcome> awaitOutcome(String queue, TaskId id, Duration timeout) {
 		OutcomeTracker tracker = tracker();
 		String checked = Names.checkQueue(queue);
-		CompletableFuture<TaskOutcome> outcome = tracker.expect(checked, id, timeout);
+		// A second beyond the caller's timeout: the wait ends at the timeout (empty),
+		// never
+		// by the tracker's expiry racing it; the waiter leaves right after.
+		CompletableFuture<TaskOutcome> outcome = tracker.expect(checked, id, timeout.plusSeconds(1));
 		Duration keep = retention(checked, tracker);
 		if (!trackExisting(checked, id, (timeout.compareTo(keep) > 0) ? timeout : keep, tracker, outcome)) {
 			return Optional.empty();
