@@ -38,6 +38,21 @@ public interface DelayedTaskListener {
 	}
 
 	/**
+	 * An asynchronous call ({@code scheduleAsync}, {@code submitAsync}, the reactive
+	 * {@code schedule}, {@code enqueue} and {@code submit}) gave its task up before Redis
+	 * confirmed it: the outage buffer's {@code max-wait} ended, or the application
+	 * stopped while the task was still held. The caller's future failed with the same
+	 * {@link TaskStoreException}; its message says whether the task was not stored or may
+	 * have been (a call that carried it may have run), and it carries the id to look the
+	 * task up with {@code find} before sending it again.
+	 * @param queue the queue
+	 * @param id the task's id
+	 * @param failure why it was given up
+	 */
+	default void storeAbandoned(String queue, TaskId id, TaskStoreException failure) {
+	}
+
+	/**
 	 * A scheduled or ready task was cancelled.
 	 * @param queue the queue
 	 * @param id the task

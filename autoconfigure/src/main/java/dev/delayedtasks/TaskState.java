@@ -19,6 +19,13 @@ public enum TaskState {
 	ACTIVE,
 
 	/** Failed for good; kept in the dead letters until redriven or purged. */
-	DEAD
+	DEAD,
+
+	/**
+	 * Accepted by an asynchronous call of this instance and not stored yet: waiting for
+	 * the call ahead of it, or held through a Redis outage by the outage buffer. Only the
+	 * instance that holds it reports it; {@code cancel} withdraws it.
+	 */
+	HELD
 
 }

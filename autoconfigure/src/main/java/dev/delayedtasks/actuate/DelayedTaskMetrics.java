@@ -15,6 +15,7 @@ import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.internal.actuate.BoundedQueueTags;
 import dev.delayedtasks.internal.actuate.QueueSnapshots;
 import dev.delayedtasks.internal.actuate.ReportedQueues;
@@ -171,6 +172,14 @@ public final class DelayedTaskMetrics implements DelayedTaskListener, MeterBinde
 				"Tasks whose send, deferred until their transaction committed, failed after the commit: lost unless "
 						+ "scheduled again",
 				Tags.of("queue", queue));
+	}
+
+	@Override
+	public void storeAbandoned(String queue, TaskId id, TaskStoreException failure) {
+		count("producer.abandoned",
+				"Tasks an asynchronous call gave up before Redis confirmed them (outage buffer wait over, or the "
+						+ "application stopped): the caller's future failed; the task may or may not be stored",
+				Tags.of("queue", queueTag(queue)));
 	}
 
 	@Override

@@ -17,6 +17,7 @@ import dev.delayedtasks.internal.admin.DeadLetterRetention;
 import dev.delayedtasks.internal.admin.RedisDeadLetters;
 import dev.delayedtasks.internal.admin.RedisQueueControl;
 import dev.delayedtasks.internal.producer.OutageBuffer;
+import dev.delayedtasks.internal.producer.ProducerLifecycle;
 import dev.delayedtasks.internal.producer.QueueDeclarations;
 import dev.delayedtasks.internal.producer.RedisDelayedTaskScheduler;
 import dev.delayedtasks.internal.producer.WarmStart;
@@ -32,11 +33,13 @@ import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.TaskStore;
 import dev.delayedtasks.internal.store.codec.PayloadCodec;
 import dev.delayedtasks.internal.store.codec.PayloadLimits;
+import dev.delayedtasks.internal.store.script.EvalScriptCall;
 import dev.delayedtasks.internal.store.script.FunctionLibraries;
 import dev.delayedtasks.internal.store.script.FunctionLibrary;
 import dev.delayedtasks.internal.store.script.FunctionScriptCall;
 import dev.delayedtasks.internal.store.script.ReactiveStoreScripts;
 import dev.delayedtasks.internal.store.script.RedisMasters;
+import dev.delayedtasks.internal.store.script.ScriptClock;
 import dev.delayedtasks.internal.store.script.StoreScripts;
 import dev.delayedtasks.internal.tracking.OutcomeTracker;
 import dev.delayedtasks.internal.worker.HandlerEndpoint;
@@ -44,12 +47,15 @@ import dev.delayedtasks.internal.worker.Listeners;
 import dev.delayedtasks.observation.ScheduleObservationConvention;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -86,6 +92,8 @@ import org.springframework.util.ClassUtils;
 @Import({ DelayedTasksWorkerConfiguration.class, DelayedTasksRecurringConfiguration.class })
 public final class DelayedTasksAutoConfiguration {
 
+	private static final Log logger = LogFactory.getLog(DelayedTasksAutoConfiguration.class);
+
 	/**
 	 * Binds an empty {@code delayed-tasks.queues.<name>=} entry (a declared queue without
 	 * overrides) on every supported Spring Boot version.
@@ -119,8 +127,10 @@ public final class DelayedTasksAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnProperty(name = "delayed-tasks.scripts.mode", havingValue = "functions")
-	FunctionLibraries delayedTasksFunctionLibraries(RedisMasters masters, DelayedTasksProperties properties) {
-		return new FunctionLibraries(masters, new FunctionLibrary(), properties.scripts().loadLibrary());
+	FunctionLibraries delayedTasksFunctionLibraries(RedisMasters masters, DelayedTasksProperties properties,
+			ObjectProvider<ScriptClock> clock) {
+		return new FunctionLibraries(masters, new FunctionLibrary(clock.getIfAvailable(() -> ScriptClock.REDIS)),
+				properties.scripts().loadLibrary());
 	}
 
 	/**
@@ -129,18 +139,21 @@ public final class DelayedTasksAutoConfiguration {
 	 * @param masters the masters, for FCALL
 	 * @param libraries the function library in functions mode
 	 * @param properties the properties
+	 * @param clock the clock of the scripts: Redis time, unless delayed-tasks-test puts
+	 * them on its test clock
 	 * @return the scripts
 	 */
 	@Bean
 	@ConditionalOnMissingBean
 	StoreScripts delayedTasksStoreScripts(RedisConnectionFactory connectionFactory, RedisMasters masters,
-			ObjectProvider<FunctionLibraries> libraries, DelayedTasksProperties properties) {
+			ObjectProvider<FunctionLibraries> libraries, DelayedTasksProperties properties,
+			ObjectProvider<ScriptClock> clock) {
 		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
 		FunctionLibraries functions = libraries.getIfAvailable();
 		return (functions != null)
 				? new StoreScripts(redis,
 						new FunctionScriptCall(masters, functions, properties.scripts().loadLibrary()))
-				: new StoreScripts(redis);
+				: new StoreScripts(redis, new EvalScriptCall(redis, clock.getIfAvailable(() -> ScriptClock.REDIS)));
 	}
 
 	@Bean
@@ -205,7 +218,14 @@ public final class DelayedTasksAutoConfiguration {
 				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), observationConvention.getIfUnique(),
 				declarations, properties.producer().afterCommit(),
 				reactiveScripts(connectionFactory, scripts, resourceLoader),
-				outageBuffer(properties.producer().outageBuffer()), properties::resultsRetention, tracker);
+				outageBuffer(properties.producer().outageBuffer(), connectionFactory), properties::resultsRetention,
+				tracker);
+	}
+
+	@Bean
+	@ConditionalOnBean(RedisDelayedTaskScheduler.class)
+	ProducerLifecycle delayedTasksProducerLifecycle(RedisDelayedTaskScheduler scheduler) {
+		return new ProducerLifecycle(scheduler);
 	}
 
 	/**
@@ -225,9 +245,20 @@ public final class DelayedTasksAutoConfiguration {
 		return new OutcomeTracker(connectionFactory, scripts, settings, codec, properties.results().trackedRetention());
 	}
 
-	private static OutageBuffer outageBuffer(DelayedTasksProperties.OutageBuffer properties) {
-		return properties.enabled() ? OutageBuffer.of(properties.maxTasks(), properties.maxWait())
-				: OutageBuffer.DISABLED;
+	private static OutageBuffer outageBuffer(DelayedTasksProperties.OutageBuffer properties,
+			RedisConnectionFactory connectionFactory) {
+		if (properties.enabled() && connectionFactory instanceof LettuceConnectionFactory lettuce
+				&& lettuce.getTimeout() >= properties.maxWait().toMillis()) {
+			// The tasks of a call in flight fail with it, at its command timeout.
+			logger.warn("The outage buffer's max-wait (" + properties.maxWait()
+					+ ") is not longer than the Redis command timeout (" + Duration.ofMillis(lettuce.getTimeout())
+					+ ", spring.data.redis.timeout): a task whose call is in flight when Redis stops answering waits"
+					+ " for that timeout instead. Set spring.data.redis.timeout below"
+					+ " delayed-tasks.producer.outage-buffer.max-wait");
+		}
+		return properties.enabled()
+				? OutageBuffer.of(properties.maxTasks(), properties.maxWait(), properties.shutdownWait())
+				: OutageBuffer.disabled(properties.shutdownWait());
 	}
 
 	/**

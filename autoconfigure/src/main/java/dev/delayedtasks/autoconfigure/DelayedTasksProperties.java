@@ -214,13 +214,18 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * @param maxTasks Most tasks accepted and not yet stored, outage or not; a submission
 	 * beyond it fails at once.
 	 * @param maxWait How long a held task waits for Redis before its call fails.
+	 * @param shutdownWait How long stopping the application waits for the tasks accepted
+	 * and not yet stored (held ones included, buffer enabled or not); each task left then
+	 * fails its call and is reported with its id (a warning, the listener's
+	 * storeAbandoned, the delayed.tasks.producer.abandoned counter).
 	 */
 	public record OutageBuffer(@DefaultValue("false") boolean enabled, @DefaultValue("10000") int maxTasks,
-			@DefaultValue("30s") Duration maxWait) {
+			@DefaultValue("30s") Duration maxWait, @DefaultValue("5s") Duration shutdownWait) {
 
 		void check(PropertyChecks checks) {
 			checks.atLeast("max-tasks", this.maxTasks, 1);
 			checks.positive("max-wait", this.maxWait);
+			checks.notNegative("shutdown-wait", this.shutdownWait);
 		}
 
 	}

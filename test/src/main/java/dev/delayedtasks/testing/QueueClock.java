@@ -6,6 +6,7 @@ import java.util.List;
 
 import dev.delayedtasks.Names;
 import dev.delayedtasks.internal.store.PartitionKeys;
+import dev.delayedtasks.internal.store.script.ScriptClock;
 import dev.delayedtasks.internal.store.script.StoreScripts;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -37,8 +38,8 @@ final class QueueClock {
 	QueueClock(StringRedisTemplate redis, String keyPrefix) {
 		this.redis = redis;
 		this.keyPrefix = keyPrefix;
-		this.idle = RedisScript.of(StoreScripts.source("testing/idle.lua"), List.class);
-		this.advance = RedisScript.of(StoreScripts.source("testing/advanceTime.lua"), List.class);
+		this.idle = RedisScript.of(StoreScripts.source("testing/idle.lua", ScriptClock.TEST), List.class);
+		this.advance = RedisScript.of(StoreScripts.source("testing/advanceTime.lua", ScriptClock.TEST), List.class);
 	}
 
 	/**

@@ -1,6 +1,13 @@
 package dev.delayedtasks.testing;
 
+import java.time.Duration;
+import java.time.Instant;
+
 import dev.delayedtasks.DelayedTaskException;
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskInfo;
+import dev.delayedtasks.TaskState;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
@@ -18,7 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * An application (no test auto-configuration) refuses to start on a queue whose clock a
- * test moved, and starts once the offset is gone.
+ * test moved, and starts once the offset is gone; an offset that appears for a queue the
+ * index did not know at start-up moves nothing: an application's scripts read Redis time
+ * alone.
  */
 @WithRedis
 class TestClockRefusedInProductionIntegrationTests {
@@ -46,6 +55,35 @@ class TestClockRefusedInProductionIntegrationTests {
 			});
 			commands.hdel(meta, "o");
 			application.run((context) -> assertThat(context).hasNotFailed());
+		}
+		finally {
+			client.shutdown();
+		}
+	}
+
+	@Test
+	void anOffsetWrittenForAQueueUnknownAtStartUpDoesNotMoveAnApplicationsClock(TestRedis redis) {
+		String meta = redis.keyPrefix() + ":{late:0}:meta";
+		RedisClient client = RedisClient.create(redis.uri());
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			RedisCommands<String, String> commands = connection.sync();
+			this.runner
+				.withPropertyValues("spring.data.redis.url=" + redis.url(),
+						"delayed-tasks.key-prefix=" + redis.keyPrefix(), "delayed-tasks.worker.enabled=false")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					// Written after start-up, before the queue's first task: the start-up
+					// check never sees it.
+					commands.hset(meta, "o", "3600000");
+					DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+					Instant before = Instant.ofEpochSecond(Long.parseLong(commands.time().get(0)));
+					TaskId id = scheduler.schedule("late", "payload", Duration.ofMinutes(30));
+					TaskInfo info = scheduler.find("late", id).orElseThrow();
+					// Thirty minutes from Redis's time, not ninety.
+					assertThat(info.dueAt()).isBetween(before.plus(Duration.ofMinutes(30)),
+							before.plus(Duration.ofMinutes(31)));
+					assertThat(info.state()).isEqualTo(TaskState.SCHEDULED);
+				});
 		}
 		finally {
 			client.shutdown();

@@ -1,5 +1,6 @@
 package dev.delayedtasks.testing;
 
+import dev.delayedtasks.internal.store.script.ScriptClock;
 import dev.delayedtasks.internal.store.script.StoreScripts;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -16,7 +17,7 @@ class TestScriptsTests {
 	@ParameterizedTest
 	@ValueSource(strings = { "testing/advanceTime.lua", "testing/idle.lua" })
 	void readTheClockThroughTheStoresIncludeOnceAndReplicateCommandsFirst(String script) {
-		String source = StoreScripts.source(script);
+		String source = StoreScripts.source(script, ScriptClock.TEST);
 		assertThat(source).startsWith("-- ");
 		assertThat(source.lines().filter((line) -> !line.startsWith("--")).findFirst())
 			.hasValue("redis.replicate_commands()");

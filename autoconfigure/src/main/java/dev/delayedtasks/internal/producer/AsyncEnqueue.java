@@ -3,13 +3,19 @@ package dev.delayedtasks.internal.producer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiConsumer;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
 
+import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.ScheduleResult;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskInfo;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.internal.store.EnqueueCall;
 import dev.delayedtasks.internal.store.PreparedTask;
@@ -38,6 +44,13 @@ import reactor.core.scheduler.Scheduler;
  * have run: sent again, its tasks come back as existing (the script is idempotent on the
  * task id).
  * <p>
+ * A task the lane still holds is a task of this instance: {@link #held} shows it and
+ * {@link #withdraw} takes it back for good. A withdrawn task is never sent again; when a
+ * call that carried it may have stored it (the call in flight, or one that failed), the
+ * lane cancels it in Redis with its next call, on the same connection after every call
+ * that carried it, so the cancel runs after any store of it. {@link #close} gives the
+ * lanes a last chance to store what they hold, then fails and reports each task left.
+ * <p>
  * The next call of a lane is sent from the thread that completed the previous one (a
  * Redis I/O thread) or from a timer: everything it does there is encoding bytes already
  * prepared, never blocking.
@@ -54,9 +67,11 @@ final class AsyncEnqueue {
 
 	private static final long LAST_RETRY_MILLIS = 1000;
 
+	private static final long CLOSE_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
 	private final Sender sender;
 
-	private final BiConsumer<String, ScheduleResult> onStored;
+	private final DelayedTaskListener listener;
 
 	private final int batchSize;
 
@@ -66,28 +81,38 @@ final class AsyncEnqueue {
 
 	private final Scheduler timers;
 
-	/** Tasks accepted and not yet stored or failed, in every lane. */
+	private final RedisClock clock;
+
+	/**
+	 * Tasks accepted and not yet stored or failed, in every lane; a withdrawn task counts
+	 * until Redis answered its cancel.
+	 */
 	private final AtomicInteger accepted = new AtomicInteger();
 
 	private final Map<String, EnqueueLane> lanes = new ConcurrentHashMap<>();
 
+	private volatile boolean closed;
+
 	/**
 	 * Create the lanes.
 	 * @param sender sends one call
-	 * @param onStored told of each stored task before its future completes
+	 * @param listener told of each stored task before its future completes, of each
+	 * withdrawn task Redis cancelled, and of each task given up
 	 * @param batchSize the most tasks per call
 	 * @param batchBytes the most envelope bytes per call (a larger task goes alone)
 	 * @param buffer whether and how tasks are held while Redis is unreachable
 	 * @param timers runs the retries and the expiry of held tasks
+	 * @param clock the time of Redis as last read, for the due time of held tasks
 	 */
-	AsyncEnqueue(Sender sender, BiConsumer<String, ScheduleResult> onStored, int batchSize, long batchBytes,
-			OutageBuffer buffer, Scheduler timers) {
+	AsyncEnqueue(Sender sender, DelayedTaskListener listener, int batchSize, long batchBytes, OutageBuffer buffer,
+			Scheduler timers, RedisClock clock) {
 		this.sender = sender;
-		this.onStored = onStored;
+		this.listener = listener;
 		this.batchSize = batchSize;
 		this.batchBytes = batchBytes;
 		this.buffer = buffer;
 		this.timers = timers;
+		this.clock = clock;
 	}
 
 	/**
@@ -114,7 +139,7 @@ final class AsyncEnqueue {
 			lane = this.lanes.computeIfAbsent(task.queue(), EnqueueLane::new);
 		}
 		PendingTask pending;
-		List<PendingTask> batch = null;
+		Runnable call = null;
 		synchronized (lane) {
 			// Stamped under the lock, so a lane's tasks wait in the order of their
 			// stamps.
@@ -122,14 +147,14 @@ final class AsyncEnqueue {
 			lane.waiting.add(pending);
 			if (!lane.sending) {
 				lane.sending = true;
-				batch = lane.drain(this.batchSize, this.batchBytes);
+				call = takeCall(lane);
 			}
 			else if (this.buffer.enabled()) {
 				scheduleExpiry(lane, pending.submitted);
 			}
 		}
-		if (batch != null) {
-			send(lane, batch);
+		if (call != null) {
+			call.run();
 		}
 		return pending.future;
 	}
@@ -143,11 +168,123 @@ final class AsyncEnqueue {
 		return this.accepted.get();
 	}
 
+	/**
+	 * A task this instance holds, as {@code find} shows it.
+	 * @param queue the queue
+	 * @param id the task
+	 * @return the task in state {@link dev.delayedtasks.TaskState#HELD}, or empty when no
+	 * lane holds it
+	 */
+	Optional<TaskInfo> held(String queue, TaskId id) {
+		EnqueueLane lane = this.lanes.get(queue);
+		if (lane == null) {
+			return Optional.empty();
+		}
+		synchronized (lane) {
+			PendingTask pending = lane.find(id);
+			return (pending != null) ? Optional.of(pending.info(this.clock)) : Optional.empty();
+		}
+	}
+
+	/**
+	 * Take back a task this instance holds: it is never sent again, its future fails with
+	 * a {@link CancellationException}, and it is cancelled in Redis after every call that
+	 * may have carried it.
+	 * @param queue the queue
+	 * @param id the task
+	 * @return whether a lane held it
+	 */
+	boolean withdraw(String queue, TaskId id) {
+		EnqueueLane lane = this.lanes.get(queue);
+		if (lane == null) {
+			return false;
+		}
+		PendingTask pending;
+		synchronized (lane) {
+			// A lane that holds a task has a call in flight or a retry due, and its next
+			// call carries the cancel.
+			pending = lane.withdraw(id);
+		}
+		if (pending == null) {
+			return false;
+		}
+		pending.future.completeExceptionally(new CancellationException(
+				"Task " + id + " of queue '" + queue + "' was cancelled before it was stored"));
+		return true;
+	}
+
+	/**
+	 * Stop: wait until every accepted task is stored or failed, at most the buffer's
+	 * shutdown wait, then fail each task still held and report it (a warning with the
+	 * ids, {@link DelayedTaskListener#storeAbandoned}). Tasks submitted later are sent
+	 * but never held.
+	 */
+	void close() {
+		if (this.closed) {
+			return;
+		}
+		long deadline = System.nanoTime() + this.buffer.shutdownWait().toNanos();
+		while (this.accepted.get() > 0 && System.nanoTime() - deadline < 0) {
+			LockSupport.parkNanos(CLOSE_POLL_NANOS);
+		}
+		// Held tasks keep being retried until here; from now on nothing is held.
+		this.closed = true;
+		for (EnqueueLane lane : this.lanes.values()) {
+			List<PendingTask> left;
+			List<PendingTask> withdrawn;
+			RuntimeException failure;
+			synchronized (lane) {
+				left = lane.takeAll();
+				withdrawn = new ArrayList<>(lane.withdrawals);
+				lane.withdrawals.clear();
+				failure = lane.lastFailure;
+			}
+			if (!left.isEmpty()) {
+				logger.warn("Stopping with " + left.size() + " task(s) of queue '" + lane.queue
+						+ "' that Redis has not confirmed after " + this.buffer.shutdownWait()
+						+ " (delayed-tasks.producer.outage-buffer.shutdown-wait); their calls fail: " + ids(left));
+				for (PendingTask pending : left) {
+					abandon(pending, "the application stopped before Redis confirmed it", failure);
+				}
+			}
+			if (!withdrawn.isEmpty()) {
+				logger.warn("Stopping before Redis was told to cancel " + withdrawn.size() + " task(s) of queue '"
+						+ lane.queue + "' cancelled while held; a call that carried one may have stored it, and then"
+						+ " it runs: " + ids(withdrawn));
+			}
+		}
+	}
+
+	private static String ids(List<PendingTask> tasks) {
+		return tasks.stream().map((pending) -> pending.task.id().value()).collect(Collectors.joining(", "));
+	}
+
+	/**
+	 * The lane's next call: first the cancels of withdrawn tasks, then the next batch;
+	 * none when nothing waits, and the lane is idle. Called holding the lane's lock, with
+	 * {@code sending} set.
+	 * @param lane the lane
+	 * @return the call to send, outside the lock, or {@code null}
+	 */
+	private @Nullable Runnable takeCall(EnqueueLane lane) {
+		if (!lane.withdrawals.isEmpty()) {
+			List<PendingTask> withdrawn = new ArrayList<>(lane.withdrawals);
+			lane.withdrawals.clear();
+			return () -> cancel(lane, withdrawn);
+		}
+		if (!lane.waiting.isEmpty()) {
+			List<PendingTask> batch = lane.drain(this.batchSize, this.batchBytes);
+			return () -> send(lane, batch);
+		}
+		lane.sending = false;
+		return null;
+	}
+
 	private void send(@Nullable EnqueueLane lane, List<PendingTask> batch) {
 		long now = System.nanoTime();
 		List<PreparedTask> tasks = new ArrayList<>(batch.size());
 		for (PendingTask pending : batch) {
-			tasks.add(pending.delayLeft(now));
+			tasks.add(pending.delayLeft(now, this.clock));
 		}
 		Mono<List<EnqueueCall.Outcome>> call;
 		try {
@@ -158,43 +295,119 @@ final class AsyncEnqueue {
 		}
 		call.subscribe((outcomes) -> {
 			// The next call first: Redis runs it while this thread completes the futures.
+			// It also settles which of this call's tasks were withdrawn meanwhile.
 			next(lane);
 			for (int i = 0; i < batch.size(); i++) {
-				EnqueueCall.Outcome outcome = outcomes.get(i);
 				PendingTask pending = batch.get(i);
+				if (pending.withdrawn) {
+					continue;
+				}
+				EnqueueCall.Outcome outcome = outcomes.get(i);
 				if (outcome.failure() != null) {
 					fail(pending, outcome.failure());
 				}
 				else {
-					ScheduleResult result = outcome.result();
-					try {
-						this.onStored.accept(pending.task.queue(), result);
-					}
-					catch (RuntimeException ex) {
-						// The task is stored: a listener's failure must not fail its
-						// future, nor the futures of the rest of the call.
-						logger.warn(
-								"A listener failed on task " + result.id() + " of queue '" + pending.task.queue() + "'",
-								ex);
-					}
-					this.accepted.decrementAndGet();
-					pending.future.complete(result);
+					stored(pending, outcome.result());
 				}
 			}
 		}, (ex) -> {
 			RuntimeException failure = (ex instanceof RuntimeException runtime) ? runtime
 					: new IllegalStateException(ex);
-			if (lane != null && this.buffer.enabled() && RedisOutages.isOutage(failure)) {
+			if (lane != null && this.buffer.enabled() && !this.closed && RedisOutages.isOutage(failure)) {
 				hold(lane, batch, failure);
 				return;
 			}
 			// Redis failed this call: the tasks that waited for it fail with it instead
 			// of going out one batch per command timeout. Later submissions try again.
-			List<PendingTask> failed = new ArrayList<>(batch);
-			failed.addAll(abandon(lane));
+			List<PendingTask> failed;
+			Runnable cancels = null;
+			if (lane == null) {
+				failed = batch;
+			}
+			else {
+				synchronized (lane) {
+					failed = lane.callEnded();
+					failed.addAll(lane.waiting);
+					lane.waiting.clear();
+					cancels = takeCall(lane);
+				}
+			}
 			for (PendingTask pending : failed) {
 				fail(pending, EnqueueCoalescer.forTask(failure, pending.task));
 			}
+			if (cancels != null) {
+				cancels.run();
+			}
+		});
+	}
+
+	private void stored(PendingTask pending, ScheduleResult result) {
+		try {
+			this.listener.scheduled(pending.task.queue(), result);
+		}
+		catch (RuntimeException ex) {
+			// The task is stored: a listener's failure must not fail its future, nor the
+			// futures of the rest of the call.
+			logger.warn("A listener failed on task " + result.id() + " of queue '" + pending.task.queue() + "'", ex);
+		}
+		if (pending.future.complete(result)) {
+			this.accepted.decrementAndGet();
+		}
+	}
+
+	/**
+	 * Cancel withdrawn tasks in Redis, one {@code cancel} script each, on the connection
+	 * that carried their stores: Redis runs them after those.
+	 * @param lane the lane
+	 * @param withdrawn the tasks
+	 */
+	private void cancel(EnqueueLane lane, List<PendingTask> withdrawn) {
+		List<TaskId> ids = withdrawn.stream().map((pending) -> pending.task.id()).toList();
+		Mono<List<Boolean>> call;
+		try {
+			call = this.sender.cancel(lane.queue, ids);
+		}
+		catch (RuntimeException ex) {
+			call = Mono.error(ex);
+		}
+		call.subscribe((cancelled) -> {
+			next(lane);
+			for (int i = 0; i < ids.size(); i++) {
+				this.accepted.decrementAndGet();
+				if (cancelled.get(i)) {
+					try {
+						this.listener.cancelled(lane.queue, ids.get(i));
+					}
+					catch (RuntimeException ex) {
+						logger.warn(
+								"A listener failed on cancelled task " + ids.get(i) + " of queue '" + lane.queue + "'",
+								ex);
+					}
+				}
+			}
+		}, (ex) -> {
+			RuntimeException failure = (ex instanceof RuntimeException runtime) ? runtime
+					: new IllegalStateException(ex);
+			if (!this.closed && RedisOutages.isOutage(failure)) {
+				long pause;
+				boolean began;
+				synchronized (lane) {
+					lane.withdrawals.addAll(0, withdrawn);
+					began = !lane.outage;
+					pause = outage(lane, failure);
+				}
+				if (began) {
+					logger.warn("Redis is unreachable: queue '" + lane.queue + "' cancels " + ids.size()
+							+ " withdrawn task(s) when it is back: " + failure.getMessage());
+				}
+				this.timers.schedule(() -> retry(lane), pause, TimeUnit.MILLISECONDS);
+				return;
+			}
+			logger.warn("Redis failed to cancel " + ids.size() + " task(s) of queue '" + lane.queue
+					+ "' cancelled while held; a call that carried one may have stored it, and then it runs: "
+					+ ids(withdrawn) + ": " + failure.getMessage());
+			this.accepted.addAndGet(-ids.size());
+			next(lane);
 		});
 	}
 
@@ -211,19 +424,16 @@ final class AsyncEnqueue {
 		long pause;
 		List<PendingTask> expired;
 		synchronized (lane) {
-			for (int i = batch.size() - 1; i >= 0; i--) {
-				batch.get(i).held = true;
+			List<PendingTask> kept = lane.callEnded();
+			for (int i = kept.size() - 1; i >= 0; i--) {
+				kept.get(i).held = true;
 				// Whatever the failure: the client may have written the call, and may
-				// write
-				// it again when it reconnects, before the reply that failed it.
-				batch.get(i).maybeStored = true;
-				lane.waiting.addFirst(batch.get(i));
+				// write it again when it reconnects, before the reply that failed it.
+				kept.get(i).maybeStored = true;
+				lane.waiting.addFirst(kept.get(i));
 			}
 			began = !lane.outage;
-			lane.outage = true;
-			lane.lastFailure = failure;
-			pause = lane.pauseMillis;
-			lane.pauseMillis = Math.min(2 * pause, LAST_RETRY_MILLIS);
+			pause = outage(lane, failure);
 			expired = lane.expire(now, this.buffer.maxWait().toNanos());
 			scheduleExpiry(lane, now);
 		}
@@ -237,28 +447,38 @@ final class AsyncEnqueue {
 	}
 
 	/**
+	 * Note that Redis is unreachable for the lane. Called holding the lane's lock.
+	 * @param lane the lane
+	 * @param failure the call's failure
+	 * @return the pause before the next try, in milliseconds
+	 */
+	private static long outage(EnqueueLane lane, RuntimeException failure) {
+		lane.outage = true;
+		lane.lastFailure = failure;
+		long pause = lane.pauseMillis;
+		lane.pauseMillis = Math.min(2 * pause, LAST_RETRY_MILLIS);
+		return pause;
+	}
+
+	/**
 	 * Send the lane's held tasks again, unless none is left.
 	 * @param lane the lane
 	 */
 	private void retry(EnqueueLane lane) {
 		long now = System.nanoTime();
 		List<PendingTask> expired;
-		List<PendingTask> batch = null;
+		Runnable call;
 		RuntimeException failure;
 		synchronized (lane) {
 			failure = lane.lastFailure;
 			expired = lane.expire(now, this.buffer.maxWait().toNanos());
-			if (lane.waiting.isEmpty()) {
-				// Still counted as an outage: the next submission is the next try.
-				lane.sending = false;
-			}
-			else {
-				batch = lane.drain(this.batchSize, this.batchBytes);
-			}
+			// With nothing left the lane is idle, still counted as an outage: the next
+			// submission is the next try.
+			call = takeCall(lane);
 		}
 		failExpired(expired, failure);
-		if (batch != null) {
-			send(lane, batch);
+		if (call != null) {
+			call.run();
 		}
 	}
 
@@ -293,76 +513,78 @@ final class AsyncEnqueue {
 
 	private void failExpired(List<PendingTask> expired, @Nullable RuntimeException failure) {
 		for (PendingTask pending : expired) {
-			String task = "Task " + pending.task.id() + " of queue '" + pending.task.queue() + "'";
-			String wait = " within the outage buffer's wait of " + this.buffer.maxWait()
-					+ " (delayed-tasks.producer.outage-buffer.max-wait)";
-			// "Not stored" only when no call that carried it can have run.
-			String message = pending.maybeStored
-					? task + " may have been stored: a call that carried it timed out or"
-							+ " lost its connection after it was sent, and Redis did not answer" + wait
-							+ "; find it by its id before sending it again (the same id is safe to send again)"
-					: task + " was not stored: Redis did not take it" + wait;
-			fail(pending, new TaskStoreException(message + ((failure != null) ? ": " + failure.getMessage() : ""),
-					pending.task.id(), failure));
+			abandon(pending, "Redis did not answer within the outage buffer's wait of " + this.buffer.maxWait()
+					+ " (delayed-tasks.producer.outage-buffer.max-wait)", failure);
+		}
+	}
+
+	/**
+	 * Give a task up: its future fails, and the listener hears of it. The message says
+	 * "was not stored" only when no call that carried it can have run.
+	 * @param pending the task
+	 * @param why why it is given up
+	 * @param failure the last failure of its lane, if any
+	 */
+	private void abandon(PendingTask pending, String why, @Nullable RuntimeException failure) {
+		String task = "Task " + pending.task.id() + " of queue '" + pending.task.queue() + "'";
+		String message = pending.maybeStored
+				? task + " may have been stored: a call that carried it timed out or lost its connection after it"
+						+ " was sent, and " + why + "; find it by its id before sending it again (the same id is safe"
+						+ " to send again)"
+				: task + " was not stored: " + why;
+		TaskStoreException abandoned = new TaskStoreException(
+				message + ((failure != null) ? ": " + failure.getMessage() : ""), pending.task.id(), failure);
+		if (!pending.future.completeExceptionally(abandoned)) {
+			return;
+		}
+		this.accepted.decrementAndGet();
+		try {
+			this.listener.storeAbandoned(pending.task.queue(), pending.task.id(), abandoned);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("A listener failed on abandoned task " + pending.task.id() + " of queue '"
+					+ pending.task.queue() + "'", ex);
 		}
 	}
 
 	private void fail(PendingTask pending, RuntimeException failure) {
-		this.accepted.decrementAndGet();
-		pending.future.completeExceptionally(failure);
-	}
-
-	/**
-	 * End the lane's call: every waiting task is taken out, to fail with the call.
-	 * @param lane the lane, or {@code null} for a call without one
-	 * @return the tasks that waited
-	 */
-	private static List<PendingTask> abandon(@Nullable EnqueueLane lane) {
-		if (lane == null) {
-			return List.of();
-		}
-		synchronized (lane) {
-			return lane.abandon();
+		if (pending.future.completeExceptionally(failure)) {
+			this.accepted.decrementAndGet();
 		}
 	}
 
 	/**
-	 * After a call that Redis answered: the next call of the lane, if tasks wait.
+	 * After a call that Redis answered: the call's withdrawn tasks are handed to the
+	 * cancels, and the lane's next call goes out, if anything waits.
 	 * @param lane the lane, or {@code null} for a call without one
 	 */
 	private void next(@Nullable EnqueueLane lane) {
 		if (lane == null) {
 			return;
 		}
-		List<PendingTask> batch;
+		Runnable call;
 		boolean recovered;
 		synchronized (lane) {
+			lane.callEnded();
 			recovered = lane.outage;
 			if (recovered) {
 				lane.outage = false;
 				lane.lastFailure = null;
 				lane.pauseMillis = EnqueueLane.FIRST_RETRY_MILLIS;
 			}
-			if (lane.waiting.isEmpty()) {
-				lane.sending = false;
-				batch = null;
-			}
-			else {
-				batch = lane.drain(this.batchSize, this.batchBytes);
-			}
+			call = takeCall(lane);
 		}
 		if (recovered) {
 			logger.info("Redis is reachable again: queue '" + lane.queue + "' sends the tasks it held");
 		}
-		if (batch != null) {
-			send(lane, batch);
+		if (call != null) {
+			call.run();
 		}
 	}
 
 	/**
-	 * Sends one {@code enqueue} call without blocking.
+	 * Sends the calls of a lane without blocking.
 	 */
-	@FunctionalInterface
 	interface Sender {
 
 		/**
@@ -372,6 +594,14 @@ final class AsyncEnqueue {
 		 * @return one outcome per task, in order
 		 */
 		Mono<List<EnqueueCall.Outcome>> send(String queue, List<PreparedTask> tasks);
+
+		/**
+		 * Cancel tasks of one queue, one after another.
+		 * @param queue the queue
+		 * @param ids the tasks
+		 * @return per task, in order, whether it was waiting and is now cancelled
+		 */
+		Mono<List<Boolean>> cancel(String queue, List<TaskId> ids);
 
 	}
 

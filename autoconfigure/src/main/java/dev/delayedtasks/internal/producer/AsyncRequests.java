@@ -66,6 +66,33 @@ final class AsyncRequests {
 		return this.async.accepted();
 	}
 
+	/**
+	 * A task this instance holds, not stored yet.
+	 * @param queue the queue, checked
+	 * @param id the task
+	 * @return the task in state {@code HELD}, or empty
+	 */
+	Optional<TaskInfo> held(String queue, TaskId id) {
+		return this.async.held(queue, id);
+	}
+
+	/**
+	 * Take back a task this instance holds, not stored yet.
+	 * @param queue the queue, checked
+	 * @param id the task
+	 * @return whether it held the task
+	 */
+	boolean withdraw(String queue, TaskId id) {
+		return this.async.withdraw(queue, id);
+	}
+
+	/**
+	 * Give the accepted tasks a last chance to be stored, then report what is left.
+	 */
+	void close() {
+		this.async.close();
+	}
+
 	CompletableFuture<ScheduleResult> submit(TaskRequest request) {
 		return this.observations.observeAsync(request.queue(), 1, (trace) -> {
 			PreparedTask task = this.prepare.apply(request, trace);

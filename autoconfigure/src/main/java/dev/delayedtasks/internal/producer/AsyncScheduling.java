@@ -62,6 +62,8 @@ final class AsyncScheduling {
 
 	private final EnqueueCall enqueueCall;
 
+	private final RedisClock clock = new RedisClock();
+
 	private final AsyncEnqueue lanes;
 
 	AsyncScheduling(ReactiveStoreScripts scripts, StoreSettings settings, PayloadCodec codec, QueueIndex queues,
@@ -74,8 +76,19 @@ final class AsyncScheduling {
 		this.batchBytes = batchBytes;
 		this.listener = listener;
 		this.enqueueCall = enqueueCall;
-		this.lanes = new AsyncEnqueue(this::send, listener::scheduled, batchSize, batchBytes, outageBuffer,
-				Schedulers.parallel());
+		this.lanes = new AsyncEnqueue(new AsyncEnqueue.Sender() {
+
+			@Override
+			public Mono<List<EnqueueCall.Outcome>> send(String queue, List<PreparedTask> tasks) {
+				return AsyncScheduling.this.send(queue, tasks);
+			}
+
+			@Override
+			public Mono<List<Boolean>> cancel(String queue, List<TaskId> ids) {
+				return Flux.fromIterable(ids).concatMap((id) -> cancelCall(queue, id)).collectList();
+			}
+
+		}, listener, batchSize, batchBytes, outageBuffer, Schedulers.parallel(), this.clock);
 	}
 
 	CompletableFuture<ScheduleResult> submit(PreparedTask task) {
@@ -88,6 +101,33 @@ final class AsyncScheduling {
 	 */
 	int accepted() {
 		return this.lanes.accepted();
+	}
+
+	/**
+	 * A task a lane of this instance holds, not stored yet.
+	 * @param queue the queue
+	 * @param id the task
+	 * @return the task in state {@code HELD}, or empty
+	 */
+	Optional<TaskInfo> held(String queue, TaskId id) {
+		return this.lanes.held(queue, id);
+	}
+
+	/**
+	 * Take back a task a lane of this instance holds.
+	 * @param queue the queue
+	 * @param id the task
+	 * @return whether a lane held it
+	 */
+	boolean withdraw(String queue, TaskId id) {
+		return this.lanes.withdraw(queue, id);
+	}
+
+	/**
+	 * Give the lanes a last chance to store what they hold, then report what is left.
+	 */
+	void close() {
+		this.lanes.close();
 	}
 
 	CompletableFuture<List<ScheduleResult>> scheduleAll(List<PreparedTask> prepared) {
@@ -149,6 +189,7 @@ final class AsyncScheduling {
 				.then(call);
 		}
 		return call.flatMap((reply) -> {
+			this.clock.observe(EnqueueCall.redisMillis(reply), System.nanoTime());
 			List<EnqueueCall.Outcome> outcomes = this.enqueueCall.outcomes(queue, tasks, reply);
 			return EnqueueCall.fresh(reply) ? registerAgain(queue, first).thenReturn(outcomes) : Mono.just(outcomes);
 		});
@@ -178,20 +219,25 @@ final class AsyncScheduling {
 	}
 
 	CompletableFuture<Boolean> cancel(String queue, TaskId id) {
+		if (this.lanes.withdraw(queue, id)) {
+			return CompletableFuture.completedFuture(true);
+		}
+		return cancelCall(queue, id).map((cancelled) -> {
+			if (cancelled) {
+				this.listener.cancelled(queue, id);
+			}
+			return cancelled;
+		}).toFuture();
+	}
+
+	private Mono<Boolean> cancelCall(String queue, TaskId id) {
 		PartitionKeys keys = this.settings.keys(queue);
 		String value = id.value();
 		return this.scripts
 			.run(Script.CANCEL,
 					List.of(keys.sched(), keys.stats(), keys.task(value), keys.payload(value), keys.error(value)),
 					List.of(keys.base(), value, RedisTaskStore.millis(this.settings.tombstoneTtl())), queue, value)
-			.map((reply) -> {
-				boolean cancelled = new Reply(reply).code(1) == 'C';
-				if (cancelled) {
-					this.listener.cancelled(queue, id);
-				}
-				return cancelled;
-			})
-			.toFuture();
+			.map((reply) -> new Reply(reply).code(1) == 'C');
 	}
 
 	CompletableFuture<Boolean> reschedule(String queue, TaskId id, @Nullable Duration delay, @Nullable Instant runAt) {
@@ -209,6 +255,10 @@ final class AsyncScheduling {
 	}
 
 	CompletableFuture<Optional<TaskInfo>> find(String queue, TaskId id) {
+		Optional<TaskInfo> held = this.lanes.held(queue, id);
+		if (held.isPresent()) {
+			return CompletableFuture.completedFuture(held);
+		}
 		PartitionKeys keys = this.settings.keys(queue);
 		return this.scripts.hashEntries(keys.task(id.value()))
 			.flatMap((fields) -> (fields.isEmpty()) ? Mono.just(Optional.<TaskInfo>empty())

@@ -4,12 +4,14 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.delayedtasks.TaskId;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The calls of one queue in {@link AsyncEnqueue}: whether one is in flight (or a retry is
- * due), what waits for the next, and whether Redis was unreachable at the last try. Its
- * fields and methods are used holding the lane's lock.
+ * due), what it carries, what waits for the next, the tasks withdrawn and still to be
+ * cancelled in Redis, and whether Redis was unreachable at the last try. Its fields and
+ * methods are used holding the lane's lock.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -21,6 +23,15 @@ final class EnqueueLane {
 	final String queue;
 
 	final ArrayDeque<PendingTask> waiting = new ArrayDeque<>();
+
+	/** The tasks of the call in flight. */
+	List<PendingTask> inFlight = List.of();
+
+	/**
+	 * Tasks cancelled while held: each is cancelled in Redis by the lane's next call,
+	 * sent after every call that may have carried it.
+	 */
+	final List<PendingTask> withdrawals = new ArrayList<>();
 
 	/**
 	 * One call at a time: two measured no faster than one (A/B of the {@code async} and
@@ -58,7 +69,64 @@ final class EnqueueLane {
 			next.held |= this.outage;
 			batch.add(this.waiting.poll());
 		}
+		this.inFlight = batch;
 		return batch;
+	}
+
+	/**
+	 * The task with an id that this lane still holds: waiting, or in the call in flight.
+	 * @param id the id
+	 * @return the task, or {@code null}
+	 */
+	@Nullable PendingTask find(TaskId id) {
+		for (PendingTask pending : this.inFlight) {
+			if (!pending.withdrawn && pending.task.id().equals(id)) {
+				return pending;
+			}
+		}
+		for (PendingTask pending : this.waiting) {
+			if (pending.task.id().equals(id)) {
+				return pending;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Withdraw a task the lane holds: taken out of the waiting line, or marked in the
+	 * call in flight, whose reply then hands it to {@link #withdrawals}.
+	 * @param id the id
+	 * @return the task, or {@code null} when the lane does not hold it
+	 */
+	@Nullable PendingTask withdraw(TaskId id) {
+		PendingTask pending = find(id);
+		if (pending == null) {
+			return null;
+		}
+		pending.withdrawn = true;
+		if (!this.inFlight.contains(pending)) {
+			this.waiting.remove(pending);
+			this.withdrawals.add(pending);
+		}
+		return pending;
+	}
+
+	/**
+	 * The call in flight has ended: its withdrawn tasks are to be cancelled in Redis.
+	 * @return the tasks of the call that were not withdrawn
+	 */
+	List<PendingTask> callEnded() {
+		List<PendingTask> kept = new ArrayList<>(this.inFlight.size());
+		for (PendingTask pending : this.inFlight) {
+			if (pending.withdrawn) {
+				this.withdrawals.add(pending);
+			}
+			else {
+				kept.add(pending);
+			}
+		}
+		this.inFlight = List.of();
+		return kept;
 	}
 
 	/**
@@ -76,14 +144,19 @@ final class EnqueueLane {
 	}
 
 	/**
-	 * End the lane's call: every waiting task is taken out, to fail with the call.
-	 * @return the tasks that waited
+	 * Every task the lane holds, taken out: waiting, in flight and withdrawn.
+	 * @return the tasks that were neither withdrawn nor stored yet
 	 */
-	List<PendingTask> abandon() {
-		List<PendingTask> abandoned = new ArrayList<>(this.waiting);
+	List<PendingTask> takeAll() {
+		List<PendingTask> all = new ArrayList<>(this.inFlight.size() + this.waiting.size());
+		for (PendingTask pending : this.inFlight) {
+			if (!pending.withdrawn) {
+				all.add(pending);
+			}
+		}
+		all.addAll(this.waiting);
 		this.waiting.clear();
-		this.sending = false;
-		return abandoned;
+		return all;
 	}
 
 }

@@ -214,6 +214,21 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 	}
 
 	/**
+	 * Stop: the tasks the {@code ...Async} calls accepted get the outage buffer's
+	 * {@code shutdownWait} to be stored; each one left then fails its call and is
+	 * reported with its id ({@link DelayedTaskListener#storeAbandoned}). Called by
+	 * {@link ProducerLifecycle} when the application stops, after the web server and the
+	 * workers, before the connection factory; again, doing nothing more, when the context
+	 * destroys the bean.
+	 */
+	public void close() {
+		AsyncRequests async = this.async;
+		if (async != null) {
+			async.close();
+		}
+	}
+
+	/**
 	 * Send the tasks a transaction held, once it committed; a tracked one that Redis
 	 * answered with another task (its id exists, or its unique key is held) tracks that
 	 * task, as outside a transaction.
@@ -324,14 +339,19 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 
 	@Override
 	public boolean cancel(String queue, TaskId id) {
-		boolean cancelled = this.stored.cancel(Names.checkQueue(queue), id);
+		String checked = Names.checkQueue(queue);
+		AsyncRequests async = this.async;
+		// A task an asynchronous call still holds is withdrawn here, and cancelled in
+		// Redis after the calls that may have carried it.
+		boolean withdrawn = async != null && async.withdraw(checked, id);
+		boolean cancelled = !withdrawn && this.stored.cancel(checked, id);
 		if (cancelled) {
 			this.listener.cancelled(queue, id);
 		}
 		// Both may exist when the id was scheduled before. A held task was never stored,
 		// so it is not counted as a cancelled one.
 		boolean held = this.afterCommit.cancel(queue, id);
-		return cancelled || held;
+		return withdrawn || cancelled || held;
 	}
 
 	@Override
@@ -359,7 +379,10 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 
 	@Override
 	public Optional<TaskInfo> find(String queue, TaskId id) {
-		return this.stored.find(Names.checkQueue(queue), id);
+		String checked = Names.checkQueue(queue);
+		AsyncRequests async = this.async;
+		Optional<TaskInfo> held = (async != null) ? async.held(checked, id) : Optional.empty();
+		return held.isPresent() ? held : this.stored.find(checked, id);
 	}
 
 	// The non-blocking API: validated on the calling thread and sent on the reactive

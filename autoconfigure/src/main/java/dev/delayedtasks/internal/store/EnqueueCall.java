@@ -163,6 +163,15 @@ public final class EnqueueCall {
 		return number(reply.get(1)) == 1;
 	}
 
+	/**
+	 * Redis's time when {@code enqueue} ran, the first element of its reply.
+	 * @param reply the reply as Redis sent it
+	 * @return the time, in epoch milliseconds
+	 */
+	public static long redisMillis(List<Object> reply) {
+		return number(reply.get(0));
+	}
+
 	private static IllegalStateException unexpected(List<Object> reply) {
 		return RedisTaskStore.unexpected(Script.ENQUEUE, new Reply(ScriptReplies.decode(reply)));
 	}

@@ -9,6 +9,7 @@ import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskStoreException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -41,6 +42,11 @@ public final class Listeners implements DelayedTaskListener {
 	@Override
 	public void afterCommitFailed(String queue, TaskId id, Throwable failure) {
 		each((listener) -> listener.afterCommitFailed(queue, id, failure));
+	}
+
+	@Override
+	public void storeAbandoned(String queue, TaskId id, TaskStoreException failure) {
+		each((listener) -> listener.storeAbandoned(queue, id, failure));
 	}
 
 	@Override

@@ -5,10 +5,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.ReactiveDelayedTaskScheduler;
 import dev.delayedtasks.ScheduleResult;
@@ -234,6 +237,11 @@ class OutageBufferIntegrationTests {
 				}
 				Duration failedAfter = Duration.ofNanos(System.nanoTime() - start);
 				assertThat(failedAfter).isBetween(Duration.ofMillis(900), Duration.ofSeconds(4));
+				assertThat(context.getBean(MeterRegistry.class)
+					.get("delayed.tasks.producer.abandoned")
+					.tag("queue", queue)
+					.counter()
+					.count()).isEqualTo(20);
 				assertThat(inFlight).isNotDone();
 				// Its call times out after 6 s: past its wait, it fails then.
 				assertThatExceptionOfType(ExecutionException.class)
@@ -282,6 +290,145 @@ class OutageBufferIntegrationTests {
 					.ignoreExceptions()
 					.untilAsserted(() -> assertThat(scheduler.find(queue, TaskId.of("sent-1"))).isPresent());
 			});
+	}
+
+	@Test
+	void aTaskCancelledWhileHeldIsShownAsHeldAndNeverStoredEvenWhenItsCallRunsLater() {
+		String queue = "buffer-cancel";
+		RedisProcess server = server();
+		runner("spring.data.redis.timeout=300ms").run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
+			CompletableFuture<ScheduleResult> inFlight;
+			CompletableFuture<ScheduleResult> waiting;
+			CompletableFuture<ScheduleResult> kept;
+			signal("STOP", server);
+			try {
+				// Written to the stopped Redis, which runs it when it resumes.
+				inFlight = scheduler.submitAsync(TaskRequest.of(queue, "in-flight").id("in-flight"));
+				waiting = scheduler.submitAsync(TaskRequest.of(queue, "waiting").id("waiting"));
+				kept = scheduler.submitAsync(TaskRequest.of(queue, "kept").id("kept").delay(Duration.ofMinutes(5)));
+				// Held: its first call timed out, and retries are sent to the stopped
+				// Redis too.
+				Thread.sleep(1000);
+				TaskInfo held = scheduler.find(queue, TaskId.of("waiting")).orElseThrow();
+				assertThat(held.state()).isEqualTo(TaskState.HELD);
+				assertThat(scheduler.findAsync(queue, TaskId.of("kept")).get(1, TimeUnit.SECONDS).orElseThrow().state())
+					.isEqualTo(TaskState.HELD);
+				long start = System.nanoTime();
+				assertThat(scheduler.cancel(queue, TaskId.of("in-flight"))).isTrue();
+				assertThat(scheduler.cancelAsync(queue, TaskId.of("waiting")).get(1, TimeUnit.SECONDS)).isTrue();
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(250));
+				for (CompletableFuture<ScheduleResult> future : List.of(inFlight, waiting)) {
+					assertThatExceptionOfType(CancellationException.class)
+						.isThrownBy(() -> future.get(1, TimeUnit.SECONDS))
+						.withMessageContaining("was cancelled before it was stored");
+				}
+			}
+			finally {
+				signal("CONT", server);
+			}
+			// Created by a retry that timed out in the socket of the stopped Redis, so
+			// perhaps answered EXISTING by the retry after it.
+			assertThat(kept.get(WAIT.toSeconds(), TimeUnit.SECONDS).id()).isEqualTo(TaskId.of("kept"));
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			StoreSettings settings = context.getBean(StoreSettings.class);
+			// The call that carried them ran when Redis resumed; the cancels ran after
+			// it.
+			await().atMost(WAIT).untilAsserted(() -> {
+				assertThat(context.getBean(RedisDelayedTaskScheduler.class).bufferedTasks()).isZero();
+				assertThat(redis.opsForHash().get(settings.keys(queue).stats(), "canceled")).isNotNull();
+			});
+			assertThat(scheduler.find(queue, TaskId.of("in-flight"))).isEmpty();
+			assertThat(scheduler.find(queue, TaskId.of("waiting"))).isEmpty();
+			assertThat(scheduler.find(queue, TaskId.of("kept")).orElseThrow().state()).isEqualTo(TaskState.SCHEDULED);
+			for (String id : List.of("in-flight", "waiting")) {
+				assertThat(redis.opsForHash().get(settings.keys(queue).task(id), "s")).isIn(null, "X");
+				assertThat(redis.hasKey(settings.keys(queue).payload(id))).isFalse();
+			}
+		});
+	}
+
+	@Test
+	void stoppingWithHeldTasksGivesThemTheShutdownWaitThenFailsAndReportsEachOne(CapturedOutput output) {
+		String queue = "buffer-shutdown";
+		RedisProcess server = server();
+		List<String> abandoned = new CopyOnWriteArrayList<>();
+		DelayedTaskListener listener = new DelayedTaskListener() {
+
+			@Override
+			public void storeAbandoned(String queue, TaskId id, TaskStoreException failure) {
+				abandoned.add(id.value());
+			}
+
+		};
+		runner("spring.data.redis.timeout=300ms", "delayed-tasks.producer.outage-buffer.shutdown-wait=1s")
+			.withBean(DelayedTaskListener.class, () -> listener)
+			.run((context) -> {
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				assertThat(context).hasSingleBean(ProducerLifecycle.class);
+				scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
+				List<CompletableFuture<ScheduleResult>> held = new ArrayList<>();
+				signal("STOP", server);
+				try {
+					for (int i = 0; i < 3; i++) {
+						held.add(scheduler.submitAsync(TaskRequest.of(queue, "held").id("held-" + i)));
+					}
+					Thread.sleep(500);
+					long start = System.nanoTime();
+					context.close();
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(900),
+							Duration.ofSeconds(5));
+					for (CompletableFuture<ScheduleResult> future : held) {
+						assertThatExceptionOfType(ExecutionException.class)
+							.isThrownBy(() -> future.get(1, TimeUnit.SECONDS))
+							.havingCause()
+							.isInstanceOf(TaskStoreException.class)
+							.withMessageContaining("the application stopped before Redis confirmed it");
+					}
+					assertThat(abandoned).containsExactlyInAnyOrder("held-0", "held-1", "held-2");
+					assertThat(output).contains("Stopping with 3 task(s) of queue '" + queue + "'")
+						.contains("held-0, held-1, held-2");
+				}
+				finally {
+					signal("CONT", server);
+				}
+			});
+	}
+
+	@Test
+	void stoppingWhileRedisAnswersStoresTheAcceptedTasksFirst() {
+		String queue = "buffer-shutdown-drain";
+		List<CompletableFuture<ScheduleResult>> accepted = new ArrayList<>();
+		runner().run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			for (int i = 0; i < 2000; i++) {
+				accepted.add(scheduler.submitAsync(TaskRequest.of(queue, "task").id("drain-" + i)));
+			}
+			context.close();
+			assertThat(accepted).allMatch((future) -> future.isDone() && !future.isCompletedExceptionally());
+		});
+		runner().run((context) -> assertThat(
+				context.getBean(DelayedTaskScheduler.class).find(queue, TaskId.of("drain-1999")).orElseThrow().state())
+			.isEqualTo(TaskState.READY));
+	}
+
+	@Test
+	void aCommandTimeoutNotBelowMaxWaitIsReportedAtStartUp(CapturedOutput output) {
+		runner("delayed-tasks.producer.outage-buffer.max-wait=30s").run((context) -> {
+			assertThat(context).hasNotFailed();
+			// Lettuce's default command timeout, 60 s.
+			assertThat(output).contains("The outage buffer's max-wait (PT30S) is not longer than the Redis command"
+					+ " timeout (PT1M, spring.data.redis.timeout)");
+		});
+	}
+
+	@Test
+	void aCommandTimeoutBelowMaxWaitIsNotReported(CapturedOutput output) {
+		runner("spring.data.redis.timeout=2s").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).doesNotContain("The outage buffer's max-wait");
+		});
 	}
 
 	private static void signal(String signal, RedisProcess server) throws IOException, InterruptedException {

@@ -4,6 +4,7 @@ import java.util.List;
 
 import dev.delayedtasks.internal.store.script.LuaFile;
 import dev.delayedtasks.internal.store.script.Script;
+import dev.delayedtasks.internal.store.script.ScriptClock;
 import dev.delayedtasks.internal.store.script.StoreScripts;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -11,9 +12,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every script reads its clock through the {@code now} include, so the test clock offset
- * that delayed-tasks-test writes ({@link LayoutVersion#TEST_CLOCK_FIELD} of the
- * partition's {@code meta} hash) moves every script's "now" alike, new scripts included.
+ * Every script reads its clock through the {@code now} include: on the test clock, the
+ * offset that delayed-tasks-test writes ({@link LayoutVersion#TEST_CLOCK_FIELD} of the
+ * partition's {@code meta} hash) moves every script's "now" alike, new scripts included;
+ * an application's scripts never read it.
  */
 class TestClockIncludeTests {
 
@@ -22,8 +24,19 @@ class TestClockIncludeTests {
 
 	@ParameterizedTest
 	@EnumSource(Script.class)
-	void everyScriptAddsThePartitionsTestClockOffsetToRedisTime(Script script) {
+	void noScriptOfAnApplicationReadsATestClockOffset(Script script) {
 		String source = StoreScripts.source(script);
+		assertThat(source).as(script.fileName())
+			.contains("redis.call('TIME')")
+			.doesNotContain("'meta', '" + LayoutVersion.TEST_CLOCK_FIELD + "'")
+			.doesNotContain("now = now + ");
+	}
+
+	@ParameterizedTest
+	@EnumSource(Script.class)
+	void everyScriptOnTheTestClockAddsThePartitionsOffsetToRedisTime(Script script) {
+		String source = StoreScripts.source(script, ScriptClock.TEST);
+		assertThat(source).isNotEqualTo(StoreScripts.source(script));
 		assertThat(source).as(script.fileName())
 			.contains("local tag = KEYS[1] and string.find(KEYS[1], '}:', 1, true)")
 			.contains("redis.call('HGET', string.sub(KEYS[1], 1, tag + 1) .. 'meta', '" + LayoutVersion.TEST_CLOCK_FIELD

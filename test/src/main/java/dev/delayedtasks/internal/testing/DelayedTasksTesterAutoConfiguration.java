@@ -8,6 +8,7 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.internal.store.StoreSettings;
+import dev.delayedtasks.internal.store.script.ScriptClock;
 import dev.delayedtasks.testing.DelayedTasksTester;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.HandlerContainer;
@@ -30,6 +31,17 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @AutoConfiguration(after = DelayedTasksAutoConfiguration.class)
 @ConditionalOnBean(StoreSettings.class)
 public final class DelayedTasksTesterAutoConfiguration {
+
+	/**
+	 * Loads the application's scripts on the test clock, which
+	 * {@link DelayedTasksTester#advanceTime} moves; an application outside tests runs on
+	 * Redis time alone.
+	 * @return the clock
+	 */
+	@Bean
+	ScriptClock delayedTasksTestScriptClock() {
+		return ScriptClock.TEST;
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

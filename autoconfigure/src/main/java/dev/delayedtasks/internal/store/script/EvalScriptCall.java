@@ -41,9 +41,18 @@ public final class EvalScriptCall implements ScriptCall {
 	 * @param redis a template on the connection factory delayed tasks uses
 	 */
 	public EvalScriptCall(StringRedisTemplate redis) {
+		this(redis, ScriptClock.REDIS);
+	}
+
+	/**
+	 * Load every script from the classpath, with its includes inlined.
+	 * @param redis a template on the connection factory delayed tasks uses
+	 * @param clock the clock the scripts read
+	 */
+	public EvalScriptCall(StringRedisTemplate redis, ScriptClock clock) {
 		this.redis = redis;
 		// Read once: a resource-backed script would re-check its file on every call.
-		ScriptLoader loader = new ScriptLoader();
+		ScriptLoader loader = new ScriptLoader(clock);
 		for (Script script : Script.values()) {
 			String source = loader.load(script.fileName());
 			this.shas.put(script, RedisScript.of(source).getSha1());

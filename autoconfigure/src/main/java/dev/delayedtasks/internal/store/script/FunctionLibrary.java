@@ -59,7 +59,17 @@ public final class FunctionLibrary {
 	 * a function
 	 */
 	public FunctionLibrary() {
-		this(new ScriptLoader()::load);
+		this(ScriptClock.REDIS);
+	}
+
+	/**
+	 * Generate the library from the scripts on the classpath.
+	 * @param clock the clock the scripts read
+	 * @throws IllegalStateException when a script uses a construct that does not work in
+	 * a function
+	 */
+	public FunctionLibrary(ScriptClock clock) {
+		this(new ScriptLoader(clock)::load);
 	}
 
 	/**

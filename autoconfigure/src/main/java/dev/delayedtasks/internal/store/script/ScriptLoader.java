@@ -58,23 +58,28 @@ public final class ScriptLoader {
 
 	private final @Nullable ClassLoader classLoader;
 
+	private final ScriptClock clock;
+
 	private final Map<String, String> includeTexts = new HashMap<>();
 
 	/**
 	 * A loader of the library's scripts.
+	 * @param clock the clock the {@code now} include reads
 	 */
-	ScriptLoader() {
-		this(SCRIPTS, ScriptLoader.class.getClassLoader());
+	ScriptLoader(ScriptClock clock) {
+		this(SCRIPTS, ScriptLoader.class.getClassLoader(), clock);
 	}
 
 	/**
 	 * A loader of scripts in another folder.
 	 * @param location the scripts' folder on the classpath, ending with {@code /}
 	 * @param classLoader the class loader to read it with
+	 * @param clock the clock the {@code now} include reads
 	 */
-	ScriptLoader(String location, @Nullable ClassLoader classLoader) {
+	ScriptLoader(String location, @Nullable ClassLoader classLoader, ScriptClock clock) {
 		this.location = location;
 		this.classLoader = classLoader;
+		this.clock = clock;
 	}
 
 	/**
@@ -138,8 +143,9 @@ public final class ScriptLoader {
 		if (!included.add(name)) {
 			return;
 		}
-		String path = this.location + INCLUDES + name + ".lua";
-		String text = this.includeTexts.computeIfAbsent(name, (key) -> read(path));
+		String file = "now".equals(name) ? this.clock.include() : name;
+		String path = this.location + INCLUDES + file + ".lua";
+		String text = this.includeTexts.computeIfAbsent(file, (key) -> read(path));
 		if (text == null) {
 			throw new IllegalStateException("Lua script " + describe(chain) + " includes \"" + name + "\", but " + path
 					+ " is not on the classpath: add the file or correct the name");

@@ -70,19 +70,30 @@ public final class StoreScripts {
 	 * @return the text
 	 */
 	public static String source(Script script) {
-		return new ScriptLoader().load(script.fileName());
+		return source(script, ScriptClock.REDIS);
+	}
+
+	/**
+	 * The text of a script as it is sent to Redis on a clock.
+	 * @param script the script
+	 * @param clock the clock its {@code now} include reads
+	 * @return the text
+	 */
+	public static String source(Script script, ScriptClock clock) {
+		return new ScriptLoader(clock).load(script.fileName());
 	}
 
 	/**
 	 * The text of a Lua script that is not one of the store's own, with the store's
 	 * includes inlined: delayed-tasks-test's scripts read Redis time through the same
-	 * {@code now} include as the store's.
+	 * {@code now} include as the store's, on its test clock.
 	 * @param fileName the script's path under
 	 * {@code dev/delayedtasks/internal/store/script/} on the class path
+	 * @param clock the clock its {@code now} include reads
 	 * @return the script as sent to Redis
 	 */
-	public static String source(String fileName) {
-		return new ScriptLoader().load(fileName);
+	public static String source(String fileName, ScriptClock clock) {
+		return new ScriptLoader(clock).load(fileName);
 	}
 
 	/**

@@ -84,7 +84,7 @@ class FunctionLibraryTests {
 
 	@Test
 	void aChangedScriptChangesTheHash() {
-		ScriptLoader loader = new ScriptLoader();
+		ScriptLoader loader = new ScriptLoader(ScriptClock.REDIS);
 		FunctionLibrary changed = new FunctionLibrary(
 				(fileName) -> loader.load(fileName) + (fileName.equals("ack.lua") ? "-- changed\n" : ""));
 		assertThat(changed.name()).matches(NAME).isNotEqualTo(this.library.name());
