@@ -1,7 +1,10 @@
 package dev.delayedtasks.benchmarks;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -17,9 +20,12 @@ import org.springframework.stereotype.Component;
 /**
  * {@code immediate}: tasks without delay, first with {@code schedule} in a loop, then
  * with {@code scheduleAll} batches ({@code immediate-batch}), then with {@code track} in
- * a loop ({@code immediate-tracked}). Reports the enqueue rate and the end-to-end
- * throughput, first enqueue to last run; for tracked tasks also first enqueue to the last
- * outcome the producer learned, and the Redis memory of one outcome record.
+ * a loop ({@code immediate-tracked}), then with {@code track} from 16 threads at once
+ * ({@code immediate-tracked16}). Reports the enqueue rate and the end-to-end throughput,
+ * first enqueue to last run; for tracked tasks also first enqueue to the last outcome the
+ * producer learned (the outcome delivery rate), the Redis memory of one outcome record,
+ * and the heap still in use after a full collection once every outcome of the one-thread
+ * round was delivered, against the heap before it.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -29,6 +35,8 @@ import org.springframework.stereotype.Component;
 class ImmediateWorkload implements Workload {
 
 	private static final Duration TIMEOUT = Duration.ofMinutes(2);
+
+	private static final int TRACKING_THREADS = 16;
 
 	private final Rounds rounds;
 
@@ -59,10 +67,32 @@ class ImmediateWorkload implements Workload {
 		Round batched = this.rounds.measure(queue, TIMEOUT,
 				(sink) -> this.producer.inBatches(n, this.settings.batch(), (i) -> TaskRequest.of(queue, i), sink));
 		this.redis.deleteQueue(queue);
-		List<CompletableFuture<Long>> ends = new ArrayList<>(n);
-		List<TaskId> trackedIds = new ArrayList<>(n);
+		long heapBefore = heapAfterGc();
+		WorkloadResult trackedResult = tracked(queue, n, 1);
+		// The round's own references are gone once it returned: what is left is what the
+		// library keeps for tasks whose outcomes were delivered.
+		long retained = heapAfterGc() - heapBefore;
+		WorkloadResult tracked16 = tracked(queue, n, TRACKING_THREADS);
+		return List.of(result(name(), oneByOne, "schedule", 1),
+				result(name() + "-batch", batched, "scheduleAll", this.settings.batch()),
+				trackedResult.withField("heap_retained_bytes", retained)
+					.withField("heap_retained_bytes_per_task", (double) retained / n),
+				tracked16);
+	}
+
+	/**
+	 * A round of tracked tasks: {@code threads} threads call {@code track} for {@code n}
+	 * tasks in all.
+	 * @param queue the queue
+	 * @param n how many tasks
+	 * @param threads how many producer threads
+	 * @return the round's result, with the outcome delivery rate
+	 */
+	private WorkloadResult tracked(String queue, int n, int threads) {
+		List<CompletableFuture<Long>> ends = Collections.synchronizedList(new ArrayList<>(n));
+		List<TaskId> trackedIds = Collections.synchronizedList(new ArrayList<>(n));
 		Round tracked = this.rounds.measure(queue, TIMEOUT,
-				(sink) -> this.producer.tracked(n, (i) -> TaskRequest.of(queue, i), (id, micros) -> {
+				(sink) -> this.producer.tracked(n, threads, (i) -> TaskRequest.of(queue, i), (id, micros) -> {
 					trackedIds.add(id);
 					sink.enqueued(id, micros);
 				}, ends));
@@ -70,11 +100,26 @@ class ImmediateWorkload implements Workload {
 		double outcomesPerSecond = n / ((lastOutcomeMicros - tracked.produced().startMicros()) / 1e6);
 		long recordBytes = averageRecordBytes(queue, trackedIds);
 		this.redis.deleteQueue(queue);
-		WorkloadResult trackedResult = result(name() + "-tracked", tracked, "track", 1);
-		return List.of(result(name(), oneByOne, "schedule", 1),
-				result(name() + "-batch", batched, "scheduleAll", this.settings.batch()),
-				trackedResult.withField("outcomes_per_s", outcomesPerSecond)
-					.withField("outcome_record_bytes", recordBytes));
+		String name = name() + "-tracked" + ((threads > 1) ? threads : "");
+		return result(name, tracked, "track", 1).withField("threads", threads)
+			.withField("outcomes_per_s", outcomesPerSecond)
+			.withField("outcome_record_bytes", recordBytes);
+	}
+
+	/**
+	 * The heap in use once the garbage collector ran, as near as a few full collections
+	 * get it.
+	 * @return bytes
+	 */
+	private static long heapAfterGc() {
+		MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+		long used = Long.MAX_VALUE;
+		for (int i = 0; i < 3; i++) {
+			System.gc();
+			Pause.millis(100);
+			used = Math.min(used, memory.getHeapMemoryUsage().getUsed());
+		}
+		return used;
 	}
 
 	private static long lastOutcome(List<CompletableFuture<Long>> ends) {

@@ -5,6 +5,12 @@ import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 
@@ -74,24 +80,54 @@ class TaskProducer {
 	}
 
 	/**
-	 * Call {@code track} once per task, as fast as it returns.
+	 * Call {@code track} once per task, as fast as it returns, from some threads at once.
 	 * @param count how many tasks
+	 * @param threads how many threads call it
 	 * @param requests the request of task {@code i}
-	 * @param sink hears of every task
+	 * @param sink hears of every task, from every thread
 	 * @param ends receives, per task, a future of when this process learned its outcome
-	 * (local clock, epoch microseconds)
+	 * (local clock, epoch microseconds); safe for use from every thread
 	 * @return what was done
 	 */
-	Produced tracked(int count, IntFunction<TaskRequest> requests, EnqueueSink sink,
+	Produced tracked(int count, int threads, IntFunction<TaskRequest> requests, EnqueueSink sink,
 			List<CompletableFuture<Long>> ends) {
-		long startCpu = CPU.getCurrentThreadCpuTime();
+		AtomicInteger next = new AtomicInteger();
+		AtomicLong cpu = new AtomicLong();
+		Runnable producer = () -> {
+			long startCpu = CPU.getCurrentThreadCpuTime();
+			for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+				TrackedTask tracked = this.scheduler.track(requests.apply(i));
+				sink.enqueued(tracked.id(), Recording.nowMicros());
+				ends.add(tracked.outcome().thenApply((outcome) -> Recording.nowMicros()));
+			}
+			cpu.addAndGet(CPU.getCurrentThreadCpuTime() - startCpu);
+		};
 		long startMicros = Recording.nowMicros();
-		for (int i = 0; i < count; i++) {
-			TrackedTask tracked = this.scheduler.track(requests.apply(i));
-			sink.enqueued(tracked.id(), Recording.nowMicros());
-			ends.add(tracked.outcome().thenApply((outcome) -> Recording.nowMicros()));
+		if (threads == 1) {
+			producer.run();
+			return new Produced(count, startMicros, Recording.nowMicros(), cpu.get());
 		}
-		return new Produced(count, startMicros, Recording.nowMicros(), CPU.getCurrentThreadCpuTime() - startCpu);
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				futures.add(executor.submit(producer));
+			}
+			for (Future<?> future : futures) {
+				future.get();
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while tracking tasks", ex);
+		}
+		catch (ExecutionException ex) {
+			throw new IllegalStateException("A producer thread failed", ex);
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		return new Produced(count, startMicros, Recording.nowMicros(), cpu.get());
 	}
 
 	/**

@@ -28,11 +28,12 @@ class BenchmarksSmokeIntegrationTests {
 		}
 		assertThat(runner.results()).extracting(WorkloadResult::workload)
 			.containsExactly("startup", "redis-baseline", "delayed", "immediate", "immediate-batch",
-					"immediate-tracked", "retry", "backlog", "memory", "steady", "producers", "async", "reactive");
+					"immediate-tracked", "immediate-tracked16", "retry", "backlog", "memory", "steady", "producers",
+					"async", "reactive");
 		// Every workload that runs tasks: the Redis baseline runs none, and the startup
 		// workload counts only lost runs.
 		assertThat(runner.results()).filteredOn((result) -> result.fields().containsKey("early"))
-			.hasSize(11)
+			.hasSize(12)
 			.allSatisfy((result) -> assertThat(result.fields()).containsEntry("early", "0")
 				.containsEntry("lost", "0")
 				.containsEntry("dup", "0"));
@@ -45,8 +46,13 @@ class BenchmarksSmokeIntegrationTests {
 			.satisfies((retry) -> assertThat(retry.fields()).containsEntry("retried", "20"));
 		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("immediate-tracked"))
 			.singleElement()
-			.satisfies((tracked) -> assertThat(tracked.fields()).containsKeys("outcomes_per_s", "outcome_record_bytes")
+			.satisfies((tracked) -> assertThat(tracked.fields())
+				.containsKeys("outcomes_per_s", "outcome_record_bytes", "heap_retained_bytes_per_task")
 				.doesNotContainEntry("outcome_record_bytes", "0"));
+		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("immediate-tracked16"))
+			.singleElement()
+			.satisfies((tracked) -> assertThat(tracked.fields()).containsEntry("threads", "16")
+				.containsKeys("outcomes_per_s"));
 		Path report = runner.reportFile();
 		assertThat(report).isNotNull().exists().isRegularFile();
 		assertThat(report.getParent()).endsWith(Path.of("target", "reports"));

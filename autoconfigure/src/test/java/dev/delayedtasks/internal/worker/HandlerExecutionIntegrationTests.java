@@ -611,7 +611,9 @@ class HandlerExecutionIntegrationTests {
 				assertThat(context.getBean(DelayedTaskHandlerRegistry.class).getHandlers()).singleElement()
 					.satisfies((handler) -> assertThat(handler.retryPolicy()).isSameAs(context.getBean("fiveRetries")));
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
-				TaskId id = scheduler.enqueue("exec-policy-beside", new Command("succeed"));
+				// Not due for a while: a task that ran would be gone before find reads
+				// it.
+				TaskId id = scheduler.schedule("exec-policy-beside", new Command("succeed"), Duration.ofMinutes(5));
 				assertThat(scheduler.find("exec-policy-beside", id).map(TaskInfo::maxAttempts)).hasValue(6);
 			});
 	}

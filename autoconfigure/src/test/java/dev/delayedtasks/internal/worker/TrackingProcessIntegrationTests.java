@@ -29,9 +29,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Tracking with the producer and the worker in different JVMs: the outcome reaches the
- * producer through a killed Pub/Sub connection, and a producer killed with SIGKILL leaves
- * nothing behind once its tasks' outcomes have expired, while a restarted producer reads
- * them until then.
+ * producer through a killed Pub/Sub connection, two producer JVMs tracking the same tasks
+ * are both told, and a producer killed with SIGKILL leaves nothing behind once its tasks'
+ * outcomes have expired, while a restarted producer reads them until then.
  */
 @WithRedis(privateServer = true)
 class TrackingProcessIntegrationTests {
@@ -68,6 +68,33 @@ class TrackingProcessIntegrationTests {
 				assertThat(outcome.runs()).isEqualTo(1);
 				assertThat(outcome.result(String.class)).contains("done 7");
 			});
+		}
+	}
+
+	@Test
+	void twoJvmsTrackingTheSameTasksAreBothToldWhenEachEnds() throws Exception {
+		String queue = "track-two-jvms";
+		List<String> arguments = List.of("--track.queue=" + queue, "--track.count=5", "--track.id-prefix=shared");
+		try (ChildWorker first = ChildWorker.startMain("first", this.redis, TrackingProducer.class, "@@READY",
+				arguments, "delayed-tasks.worker.enabled=false");
+				ChildWorker second = ChildWorker.startMain("second", this.redis, TrackingProducer.class, "@@READY",
+						arguments, "delayed-tasks.worker.enabled=false")) {
+			Set<String> ids = first.ids("@@TRACKED ");
+			assertThat(ids).hasSize(5);
+			// The second sent the same ids again (EXISTING) and waits for the same tasks.
+			assertThat(second.ids("@@TRACKED ")).isEqualTo(ids);
+			await().atMost(WAIT).until(() -> trackerChannels().size() == 2);
+			// Handlers start only now: both producers wait before any task ends.
+			try (ChildWorker worker = ChildWorker.start("worker", this.redis, queue, 5)) {
+				await().atMost(WAIT).until(() -> worker.ids("@@DONE ").containsAll(ids));
+				for (ChildWorker producer : List.of(first, second)) {
+					await().atMost(WAIT).untilAsserted(() -> assertThat(producer.ids("@@OUTCOME ")).isEqualTo(ids));
+					assertThat(producer.events("@@OUTCOME ")).allSatisfy((outcome) -> {
+						assertThat(outcome[1]).isEqualTo("SUCCEEDED");
+						assertThat(outcome[2]).isEqualTo("1");
+					});
+				}
+			}
 		}
 	}
 

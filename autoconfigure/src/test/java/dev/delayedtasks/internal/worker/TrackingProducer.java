@@ -19,8 +19,9 @@ import org.springframework.context.annotation.Configuration;
 /**
  * A producer-only application that the tracking tests run in a JVM of its own
  * ({@link ChildWorker#startMain}) and kill. It tracks {@code track.count} tasks of
- * {@code track.queue} ({@link CrashJob}s that sleep {@code track.sleep-millis}) and
- * prints, the task id first:
+ * {@code track.queue} ({@link CrashJob}s that sleep {@code track.sleep-millis}), with the
+ * ids {@code <track.id-prefix>-<i>} when that property is set (so that two producers can
+ * track the same tasks), and prints, the task id first:
  * <ul>
  * <li>{@code @@TRACKED <id>} once each task is stored, then {@code @@READY}</li>
  * <li>{@code @@OUTCOME <id> <kind> <runs> <result JSON>} when a task ends</li>
@@ -43,8 +44,10 @@ public final class TrackingProducer {
 		String queue = context.getEnvironment().getRequiredProperty("track.queue");
 		int count = context.getEnvironment().getRequiredProperty("track.count", Integer.class);
 		long sleepMillis = context.getEnvironment().getProperty("track.sleep-millis", Long.class, 0L);
+		String idPrefix = context.getEnvironment().getProperty("track.id-prefix");
 		for (int i = 0; i < count; i++) {
-			TrackedTask tracked = scheduler.track(TaskRequest.of(queue, new CrashJob(i, sleepMillis)));
+			TaskRequest request = TaskRequest.of(queue, new CrashJob(i, sleepMillis));
+			TrackedTask tracked = scheduler.track((idPrefix != null) ? request.id(idPrefix + "-" + i) : request);
 			print("@@TRACKED " + tracked.id().value());
 			tracked.outcome()
 				.thenAccept((outcome) -> print("@@OUTCOME " + outcome.id().value() + " " + outcome.kind() + " "
