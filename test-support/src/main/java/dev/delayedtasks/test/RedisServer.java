@@ -1,9 +1,12 @@
 package dev.delayedtasks.test;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 
 /**
@@ -52,13 +55,25 @@ public interface RedisServer extends AutoCloseable {
 
 	/**
 	 * The Redis URL of this server, for {@code spring.data.redis.url}: {@code rediss://}
-	 * for a server that speaks TLS.
+	 * for a server that speaks TLS, with the credentials of {@link #uri()} when it has
+	 * any.
 	 * @return the URL
 	 */
 	default String url() {
 		// Built by hand: RedisURI#toURI drops the default port, which Spring Boot then
 		// reads as -1.
-		return (uri().isSsl() ? "rediss://" : "redis://") + uri().getHost() + ":" + uri().getPort();
+		RedisURI uri = uri();
+		RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block();
+		String userInfo = "";
+		if (credentials != null && credentials.hasPassword()) {
+			String username = credentials.hasUsername() ? credentials.getUsername() : "";
+			userInfo = encoded(username) + ":" + encoded(new String(credentials.getPassword())) + "@";
+		}
+		return (uri.isSsl() ? "rediss://" : "redis://") + userInfo + uri.getHost() + ":" + uri.getPort();
+	}
+
+	private static String encoded(String userInfoPart) {
+		return URLEncoder.encode(userInfoPart, StandardCharsets.UTF_8).replace("+", "%20");
 	}
 
 	/**
