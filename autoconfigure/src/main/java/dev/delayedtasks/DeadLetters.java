@@ -30,7 +30,8 @@ public interface DeadLetters {
 	long count(String queue);
 
 	/**
-	 * Make one dead letter ready to run again, with its failure count reset.
+	 * Make one dead letter ready to run again, with its failure count reset. An expiry
+	 * that has passed is dropped, so the task runs; one still ahead is kept and holds.
 	 * @param queue the queue
 	 * @param id the task
 	 * @return {@code true} if it was a dead letter and is ready now
@@ -39,7 +40,7 @@ public interface DeadLetters {
 
 	/**
 	 * Make every dead letter of a queue ready to run again (corrupt ones, which cannot
-	 * run, stay).
+	 * run, stay), their expiries treated as by {@link #redrive(String, TaskId)}.
 	 * @param queue the queue
 	 * @return how many were redriven
 	 */

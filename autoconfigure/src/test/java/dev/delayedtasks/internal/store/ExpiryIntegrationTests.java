@@ -12,6 +12,7 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.TaskState;
+import dev.delayedtasks.internal.store.TaskStore.FailOutcome;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
@@ -149,6 +150,44 @@ class ExpiryIntegrationTests {
 	}
 
 	@Test
+	void aTaskDeadLetteredBeforeItsExpiryKeepsTheExpiryWhenRedriven() {
+		String queue = "exp-redrive-ahead";
+		Instant expiresAt = Instant.now().plus(Duration.ofMinutes(5)).truncatedTo(ChronoUnit.MILLIS);
+		TaskId id = this.fixture.scheduler.schedule(TaskRequest.of(queue, "x").expiresAt(expiresAt).maxAttempts(2));
+		assertThat(failOnce(queue, id).kind()).isEqualTo(FailOutcome.Kind.RETRY_READY);
+		assertThat(failOnce(queue, id).kind()).isEqualTo(FailOutcome.Kind.DEAD);
+		assertThat(this.fixture.deadLetters.list(queue, 10)).extracting(DeadLetter::reason)
+			.containsExactly(FailureReason.RETRIES_EXHAUSTED.value());
+
+		assertThat(this.fixture.deadLetters.redrive(queue, id)).isTrue();
+
+		assertThat(this.fixture.scheduler.find(queue, id)).hasValueSatisfying((info) -> {
+			assertThat(info.state()).isEqualTo(TaskState.READY);
+			assertThat(info.failures()).isZero();
+			assertThat(info.expiresAt()).isEqualTo(expiresAt);
+		});
+		// Still ahead: the redriven task runs.
+		assertThat(this.fixture.store.claim(queue, 4, "n3").tasks()).extracting(ClaimedTask::id).containsExactly(id);
+	}
+
+	@Test
+	void anExpiryKeptThroughARedriveStillHolds() throws InterruptedException {
+		String queue = "exp-redrive-holds";
+		Instant expiresAt = Instant.now().plus(Duration.ofMillis(1500));
+		TaskId id = this.fixture.scheduler.schedule(TaskRequest.of(queue, "x").expiresAt(expiresAt).maxAttempts(1));
+		assertThat(failOnce(queue, id).kind()).isEqualTo(FailOutcome.Kind.DEAD);
+		assertThat(this.fixture.deadLetters.redriveAll(queue)).isOne();
+		Thread.sleep(Math.max(0, Duration.between(Instant.now(), expiresAt).toMillis() + 200));
+
+		ClaimBatch batch = this.fixture.store.claim(queue, 4, "n2");
+
+		assertThat(batch.tasks()).isEmpty();
+		assertThat(batch.expired()).extracting(ExpiredTask::id).containsExactly(id);
+		assertThat(this.fixture.deadLetters.list(queue, 10)).extracting(DeadLetter::reason)
+			.containsExactly(FailureReason.EXPIRED.value());
+	}
+
+	@Test
 	void anExpiryThatCouldNeverLetTheTaskRunIsRefusedBeforeAnythingIsWritten() {
 		String queue = "exp-invalid";
 		Instant runAt = Instant.now().plus(Duration.ofHours(1));
@@ -171,6 +210,13 @@ class ExpiryIntegrationTests {
 		assertThat(this.fixture.scheduler
 			.schedule(TaskRequest.of(queue, "x").delay(Duration.ofMinutes(5)).expireAfter(Duration.ofMinutes(10))))
 			.isNotNull();
+	}
+
+	private FailOutcome failOnce(String queue, TaskId id) {
+		ClaimedTask task = this.fixture.store.claim(queue, 1, "n1").tasks().get(0);
+		assertThat(task.id()).isEqualTo(id);
+		return this.fixture.store.fail(queue, task.lease(), new TaskFailure(Duration.ZERO,
+				FailureReason.RETRIES_EXHAUSTED, "java.lang.IllegalStateException", "boom"));
 	}
 
 }

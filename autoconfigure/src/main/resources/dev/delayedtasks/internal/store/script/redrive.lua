@@ -1,4 +1,5 @@
--- redrive: move dead letters back to ready with fresh attempt and delivery counts.
+-- redrive: move dead letters back to ready with fresh attempt and delivery counts (a, v, x). An expiry (xa) that has
+--   passed is dropped, so a task that expired runs when redriven; one still ahead stays and holds as before.
 -- KEYS (fixed 4, per item 0):
 --   1 dead   ZSET    id -> dead-letter time ms
 --   2 ready  LIST    ready id hints
@@ -36,7 +37,8 @@ end
 local moved, skipped = 0, 0
 for _, id in ipairs(ids) do
   local tk = base .. 't:' .. id
-  local s = pread('HGET', tk, 's')
+  local r = pread('HMGET', tk, 's', 'xa')
+  local s = (type(r) == 'table' and not r.err) and r[1] or nil
   -- Without a readable task and its payload there is nothing to run: leave the entry for inspection or purge.
   if s ~= 'D' or redis.call('TYPE', base .. 'p:' .. id).ok ~= 'string' then
     skipped = skipped + 1
@@ -45,7 +47,11 @@ for _, id in ipairs(ids) do
     redis.call('DEL', base .. 'e:' .. id, base .. 'o:' .. id)
     redis.call('ZREM', dead, id)
     redis.call('HSET', tk, 's', 'R', 'a', 0, 'v', 0, 'd', now)
-    redis.call('HDEL', tk, 'k', 'cr', 'x', 'xa') -- redriven on purpose: an expiry no longer holds
+    redis.call('HDEL', tk, 'k', 'cr', 'x')
+    -- Redriven on purpose: an expiry that has passed no longer holds (claim would end the task again at once); one
+    -- still ahead does, whatever the task died of. A value that is not a number is ignored by claim: drop it too.
+    local xa = int(r[2])
+    if r[2] and not (xa and xa > now) then redis.call('HDEL', tk, 'xa') end
     redis.call('RPUSH', ready, id)
     moved = moved + 1
   end
