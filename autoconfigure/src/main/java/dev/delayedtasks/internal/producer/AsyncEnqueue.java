@@ -62,7 +62,10 @@ final class AsyncEnqueue {
 
 	private static final Log logger = LogFactory.getLog(AsyncEnqueue.class);
 
-	/** Queues with a lane; past that, every call is sent on its own, never held. */
+	/**
+	 * Lanes kept while idle; past that, idle lanes are dropped (a lane with work is never
+	 * dropped, and tasks accepted bound those).
+	 */
 	private static final int MAX_LANES = 1024;
 
 	private static final long LAST_RETRY_MILLIS = 1000;
@@ -129,34 +132,49 @@ final class AsyncEnqueue {
 							+ " (delayed-tasks.producer.outage-buffer.max-tasks)",
 					task.id(), null));
 		}
-		EnqueueLane lane = this.lanes.get(task.queue());
-		if (lane == null) {
-			if (this.lanes.size() >= MAX_LANES) {
-				PendingTask pending = new PendingTask(task, System.nanoTime());
-				send(null, List.of(pending));
-				return pending.future;
-			}
-			lane = this.lanes.computeIfAbsent(task.queue(), EnqueueLane::new);
-		}
 		PendingTask pending;
 		Runnable call = null;
-		synchronized (lane) {
-			// Stamped under the lock, so a lane's tasks wait in the order of their
-			// stamps.
-			pending = new PendingTask(task, System.nanoTime());
-			lane.waiting.add(pending);
-			if (!lane.sending) {
-				lane.sending = true;
-				call = takeCall(lane);
+		while (true) {
+			EnqueueLane lane = this.lanes.get(task.queue());
+			if (lane == null) {
+				if (this.lanes.size() >= MAX_LANES) {
+					retireIdleLanes();
+				}
+				lane = this.lanes.computeIfAbsent(task.queue(), EnqueueLane::new);
 			}
-			else if (this.buffer.enabled()) {
-				scheduleExpiry(lane, pending.submitted);
+			synchronized (lane) {
+				if (lane.retired) {
+					continue;
+				}
+				// Stamped under the lock, so a lane's tasks wait in the order of their
+				// stamps.
+				pending = new PendingTask(task, System.nanoTime());
+				lane.waiting.add(pending);
+				if (!lane.sending) {
+					lane.sending = true;
+					call = takeCall(lane);
+				}
+				else if (this.buffer.enabled()) {
+					scheduleExpiry(lane, pending.submitted);
+				}
+				break;
 			}
 		}
 		if (call != null) {
 			call.run();
 		}
 		return pending.future;
+	}
+
+	private void retireIdleLanes() {
+		for (EnqueueLane lane : this.lanes.values()) {
+			synchronized (lane) {
+				if (lane.idle()) {
+					lane.retired = true;
+					this.lanes.remove(lane.queue, lane);
+				}
+			}
+		}
 	}
 
 	/**
@@ -199,18 +217,17 @@ final class AsyncEnqueue {
 		if (lane == null) {
 			return false;
 		}
-		PendingTask pending;
+		List<PendingTask> withdrawn;
 		synchronized (lane) {
 			// A lane that holds a task has a call in flight or a retry due, and its next
 			// call carries the cancel.
-			pending = lane.withdraw(id);
+			withdrawn = lane.withdraw(id);
 		}
-		if (pending == null) {
-			return false;
+		for (PendingTask pending : withdrawn) {
+			pending.future.completeExceptionally(new CancellationException(
+					"Task " + id + " of queue '" + queue + "' was cancelled before it was stored"));
 		}
-		pending.future.completeExceptionally(new CancellationException(
-				"Task " + id + " of queue '" + queue + "' was cancelled before it was stored"));
-		return true;
+		return !withdrawn.isEmpty();
 	}
 
 	/**
@@ -280,7 +297,7 @@ final class AsyncEnqueue {
 		return null;
 	}
 
-	private void send(@Nullable EnqueueLane lane, List<PendingTask> batch) {
+	private void send(EnqueueLane lane, List<PendingTask> batch) {
 		long now = System.nanoTime();
 		List<PreparedTask> tasks = new ArrayList<>(batch.size());
 		for (PendingTask pending : batch) {
@@ -313,24 +330,19 @@ final class AsyncEnqueue {
 		}, (ex) -> {
 			RuntimeException failure = (ex instanceof RuntimeException runtime) ? runtime
 					: new IllegalStateException(ex);
-			if (lane != null && this.buffer.enabled() && !this.closed && RedisOutages.isOutage(failure)) {
+			if (this.buffer.enabled() && !this.closed && RedisOutages.isOutage(failure)) {
 				hold(lane, batch, failure);
 				return;
 			}
 			// Redis failed this call: the tasks that waited for it fail with it instead
 			// of going out one batch per command timeout. Later submissions try again.
 			List<PendingTask> failed;
-			Runnable cancels = null;
-			if (lane == null) {
-				failed = batch;
-			}
-			else {
-				synchronized (lane) {
-					failed = lane.callEnded();
-					failed.addAll(lane.waiting);
-					lane.waiting.clear();
-					cancels = takeCall(lane);
-				}
+			Runnable cancels;
+			synchronized (lane) {
+				failed = lane.callEnded();
+				failed.addAll(lane.waiting);
+				lane.waiting.clear();
+				cancels = takeCall(lane);
 			}
 			for (PendingTask pending : failed) {
 				fail(pending, EnqueueCoalescer.forTask(failure, pending.task));
@@ -556,12 +568,9 @@ final class AsyncEnqueue {
 	/**
 	 * After a call that Redis answered: the call's withdrawn tasks are handed to the
 	 * cancels, and the lane's next call goes out, if anything waits.
-	 * @param lane the lane, or {@code null} for a call without one
+	 * @param lane the lane
 	 */
-	private void next(@Nullable EnqueueLane lane) {
-		if (lane == null) {
-			return;
-		}
+	private void next(EnqueueLane lane) {
 		Runnable call;
 		boolean recovered;
 		synchronized (lane) {

@@ -2,6 +2,7 @@ package dev.delayedtasks.internal.producer;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 
 import dev.delayedtasks.TaskId;
@@ -46,6 +47,12 @@ final class EnqueueLane {
 	long pauseMillis = FIRST_RETRY_MILLIS;
 
 	boolean expiryScheduled;
+
+	/**
+	 * Taken out of the map of lanes while idle: a submission that finds it retired looks
+	 * the queue's lane up again.
+	 */
+	boolean retired;
 
 	EnqueueLane(String queue) {
 		this.queue = queue;
@@ -93,22 +100,40 @@ final class EnqueueLane {
 	}
 
 	/**
-	 * Withdraw a task the lane holds: taken out of the waiting line, or marked in the
-	 * call in flight, whose reply then hands it to {@link #withdrawals}.
+	 * Withdraw every task with an id that the lane holds (the same id may have been
+	 * submitted more than once): taken out of the waiting line, or marked in the call in
+	 * flight, whose reply then hands them to {@link #withdrawals}.
 	 * @param id the id
-	 * @return the task, or {@code null} when the lane does not hold it
+	 * @return the tasks withdrawn, empty when the lane holds none with that id
 	 */
-	@Nullable PendingTask withdraw(TaskId id) {
-		PendingTask pending = find(id);
-		if (pending == null) {
-			return null;
+	List<PendingTask> withdraw(TaskId id) {
+		List<PendingTask> withdrawn = new ArrayList<>(1);
+		for (PendingTask pending : this.inFlight) {
+			if (!pending.withdrawn && pending.task.id().equals(id)) {
+				pending.withdrawn = true;
+				withdrawn.add(pending);
+			}
 		}
-		pending.withdrawn = true;
-		if (!this.inFlight.contains(pending)) {
-			this.waiting.remove(pending);
-			this.withdrawals.add(pending);
+		for (Iterator<PendingTask> waiting = this.waiting.iterator(); waiting.hasNext();) {
+			PendingTask pending = waiting.next();
+			if (pending.task.id().equals(id)) {
+				waiting.remove();
+				pending.withdrawn = true;
+				this.withdrawals.add(pending);
+				withdrawn.add(pending);
+			}
 		}
-		return pending;
+		return withdrawn;
+	}
+
+	/**
+	 * Whether the lane holds nothing and waits for nothing: no call in flight, no retry
+	 * or expiry due, no task waiting or withdrawn.
+	 * @return whether it is idle
+	 */
+	boolean idle() {
+		return !this.sending && !this.expiryScheduled && this.waiting.isEmpty() && this.withdrawals.isEmpty()
+				&& this.inFlight.isEmpty();
 	}
 
 	/**
@@ -151,6 +176,8 @@ final class EnqueueLane {
 		List<PendingTask> all = new ArrayList<>(this.inFlight.size() + this.waiting.size());
 		for (PendingTask pending : this.inFlight) {
 			if (!pending.withdrawn) {
+				// Handed to the client: it may be stored yet.
+				pending.maybeStored = true;
 				all.add(pending);
 			}
 		}

@@ -3,12 +3,16 @@ package dev.delayedtasks.internal.tracking;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -16,6 +20,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskOutcome;
@@ -53,6 +58,9 @@ public final class OutcomeTracker implements DisposableBean {
 
 	private static final Log logger = LogFactory.getLog(OutcomeTracker.class);
 
+	/** The most records read in one round trip. */
+	private static final int MAX_READS = 256;
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final OutcomeRecords records;
@@ -67,11 +75,16 @@ public final class OutcomeTracker implements DisposableBean {
 
 	private final Listener listener = new Listener();
 
+	/** Tasks whose outcome message arrived and whose record is not read yet. */
+	private final Queue<Awaited> arrived = new ConcurrentLinkedQueue<>();
+
+	private final AtomicBoolean readScheduled = new AtomicBoolean();
+
 	/**
-	 * Reads records and completes futures, one at a time, in the order messages arrive.
-	 * Its queue is unbounded, so handing it work never blocks: the container hands over
-	 * messages and subscription events on a Lettuce event-loop thread, which must never
-	 * wait for Redis (the reply it would wait for may be due on that same thread).
+	 * Reads records and completes futures, in the order messages arrive. Its queue is
+	 * unbounded, so handing it work never blocks: the container hands over messages and
+	 * subscription events on a Lettuce event-loop thread, which must never wait for Redis
+	 * (the reply it would wait for may be due on that same thread).
 	 */
 	private final ExecutorService worker = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
 			new LinkedBlockingQueue<>(), daemonThreads());
@@ -141,57 +154,50 @@ public final class OutcomeTracker implements DisposableBean {
 	 * @return completes with the outcome, or fails when no outcome came in time
 	 */
 	public CompletableFuture<TaskOutcome> expect(String queue, TaskId id, Duration wait) {
+		return register(queue, id, wait, true);
+	}
+
+	/**
+	 * Await the outcome of a task about to be created, which a record kept from an
+	 * earlier task with its id must not complete: the caller's future hears no outcome
+	 * until {@link #arm armed}, once the task exists (the enqueue that created it removed
+	 * any earlier record). Other callers of the id hear outcomes meanwhile.
+	 * @param queue the queue
+	 * @param id the task
+	 * @return completes with the outcome, or fails after the longest wait
+	 */
+	public CompletableFuture<TaskOutcome> expectNew(String queue, TaskId id) {
+		return register(queue, id, this.maxWait, false);
+	}
+
+	/**
+	 * Let a future of {@link #expectNew} hear the task's outcome, now that the task
+	 * exists; an outcome read while it could not hear it is read again.
+	 * @param queue the queue
+	 * @param id the task
+	 * @param waiter the future
+	 */
+	public void arm(String queue, TaskId id, CompletableFuture<TaskOutcome> waiter) {
+		Awaited entry = this.awaited.get(this.settings.keys(queue).outcome(id.value()));
+		if (entry != null && entry.arm(waiter)) {
+			check(queue, id);
+		}
+	}
+
+	private CompletableFuture<TaskOutcome> register(String queue, TaskId id, Duration wait, boolean armed) {
 		Duration longest = (wait.compareTo(this.maxWait) > 0) ? wait : this.maxWait;
 		subscribe();
 		String key = this.settings.keys(queue).outcome(id.value());
 		CompletableFuture<TaskOutcome> waiter = new CompletableFuture<>();
 		this.awaited.compute(key, (k, entry) -> {
-			if (entry != null && entry.add(waiter, longest)) {
+			if (entry != null && entry.add(waiter, longest, armed)) {
 				return entry;
 			}
 			// None, or one that closed a moment ago (its outcome arrived, or it expired).
 			Awaited created = new Awaited(queue, id, k);
-			created.add(waiter, longest);
+			created.add(waiter, longest, armed);
 			return created;
 		});
-		return waiter;
-	}
-
-	/**
-	 * Fail every wait for a task that will not be stored after all.
-	 * @param queue the queue
-	 * @param id the task
-	 * @param failure why
-	 */
-	public void forget(String queue, TaskId id, Throwable failure) {
-		Awaited entry = this.awaited.get(this.settings.keys(queue).outcome(id.value()));
-		if (entry != null) {
-			entry.fail(failure);
-		}
-	}
-
-	/**
-	 * Complete the waits for one task with the outcome of another: the task that holds
-	 * its id or unique key, which the callers track instead.
-	 * @param queue the queue
-	 * @param from the task the callers await
-	 * @param to the task whose end completes them
-	 * @return a wait for {@code to}, whose end (or failure) ends the waits for
-	 * {@code from}
-	 */
-	public CompletableFuture<TaskOutcome> redirect(String queue, TaskId from, TaskId to) {
-		Awaited entry = this.awaited.get(this.settings.keys(queue).outcome(from.value()));
-		CompletableFuture<TaskOutcome> waiter = expect(queue, to);
-		if (entry != null) {
-			waiter.whenComplete((outcome, ex) -> {
-				if (ex != null) {
-					entry.fail(ex);
-				}
-				else {
-					entry.complete(outcome);
-				}
-			});
-		}
 		return waiter;
 	}
 
@@ -205,6 +211,42 @@ public final class OutcomeTracker implements DisposableBean {
 		Optional<TaskOutcome> outcome = this.records.read(queue, id);
 		outcome.ifPresent((ended) -> complete(this.settings.keys(queue).outcome(id.value()), ended));
 		return outcome;
+	}
+
+	/**
+	 * Read the records of the tasks whose messages arrived, up to {@value #MAX_READS} in
+	 * one round trip, and complete their futures. Runs on the worker.
+	 */
+	private void readArrived() {
+		// Cleared first: a message that arrives during the reads schedules another pass.
+		this.readScheduled.set(false);
+		List<Awaited> batch = new ArrayList<>();
+		Awaited next;
+		while (batch.size() < MAX_READS && (next = this.arrived.poll()) != null) {
+			batch.add(next);
+		}
+		if (!this.arrived.isEmpty() && this.readScheduled.compareAndSet(false, true)) {
+			this.worker.execute(this::readArrived);
+		}
+		if (batch.isEmpty()) {
+			return;
+		}
+		List<Map.Entry<String, TaskId>> tasks = new ArrayList<>(batch.size());
+		for (Awaited entry : batch) {
+			tasks.add(Map.entry(entry.queue, entry.id));
+		}
+		try {
+			List<Optional<TaskOutcome>> outcomes = this.records.readAll(tasks);
+			for (int i = 0; i < batch.size(); i++) {
+				Awaited entry = batch.get(i);
+				outcomes.get(i).ifPresent((outcome) -> complete(entry.key, outcome));
+			}
+		}
+		catch (RuntimeException ex) {
+			// The next subscription reads them again; until then, the futures wait.
+			logger.warn("Could not read the outcomes of " + batch.size() + " tracked task(s) (task " + batch.get(0).id
+					+ " of queue '" + batch.get(0).queue + "' first): " + ex.getMessage());
+		}
 	}
 
 	private void complete(String key, TaskOutcome outcome) {
@@ -271,13 +313,11 @@ public final class OutcomeTracker implements DisposableBean {
 			if (entry == null) {
 				return;
 			}
-			try {
-				OutcomeTracker.this.check(entry.queue, entry.id);
-			}
-			catch (RuntimeException ex) {
-				// The next subscription reads it again; until then, the future waits.
-				logger.warn("Could not read the outcome of task " + entry.id + " of queue '" + entry.queue + "': "
-						+ ex.getMessage());
+			// Runs on the worker, after the messages already queued there: the records of
+			// a burst are read together, in one round trip.
+			OutcomeTracker.this.arrived.add(entry);
+			if (OutcomeTracker.this.readScheduled.compareAndSet(false, true)) {
+				OutcomeTracker.this.worker.execute(OutcomeTracker.this::readArrived);
 			}
 		}
 
@@ -323,6 +363,12 @@ public final class OutcomeTracker implements DisposableBean {
 
 		private final List<CompletableFuture<TaskOutcome>> waiters = new ArrayList<>();
 
+		/** Callers whose task is not created yet: no outcome is theirs so far. */
+		private final Set<CompletableFuture<TaskOutcome>> unarmed = new HashSet<>();
+
+		/** An outcome was read while some caller could not hear it. */
+		private boolean passedUnarmed;
+
 		private @Nullable ScheduledFuture<?> timeout;
 
 		/** When the timeout fires, in {@link System#nanoTime()}. */
@@ -340,13 +386,17 @@ public final class OutcomeTracker implements DisposableBean {
 		 * Add a caller, and wait for the task at least {@code wait} from now.
 		 * @param waiter the caller's future
 		 * @param wait how long the caller waits
+		 * @param armed whether the caller hears outcomes at once
 		 * @return whether it was added: false when this entry is closed
 		 */
-		synchronized boolean add(CompletableFuture<TaskOutcome> waiter, Duration wait) {
+		synchronized boolean add(CompletableFuture<TaskOutcome> waiter, Duration wait, boolean armed) {
 			if (this.closed) {
 				return false;
 			}
 			this.waiters.add(waiter);
+			if (!armed) {
+				this.unarmed.add(waiter);
+			}
 			long deadline = System.nanoTime() + wait.toNanos();
 			if (this.timeout == null || deadline - this.deadline > 0) {
 				if (this.timeout != null) {
@@ -363,8 +413,28 @@ public final class OutcomeTracker implements DisposableBean {
 			return true;
 		}
 
+		/**
+		 * Let a caller hear outcomes.
+		 * @param waiter the caller's future
+		 * @return whether an outcome was read while it could not hear it
+		 */
+		synchronized boolean arm(CompletableFuture<TaskOutcome> waiter) {
+			return this.unarmed.remove(waiter) && this.passedUnarmed;
+		}
+
 		void complete(TaskOutcome outcome) {
-			for (CompletableFuture<TaskOutcome> waiter : close()) {
+			List<CompletableFuture<TaskOutcome>> told = null;
+			synchronized (this) {
+				if (!this.closed && !this.unarmed.isEmpty()) {
+					// The callers of a task not created yet stay: it is another task's
+					// outcome.
+					told = new ArrayList<>(this.waiters);
+					told.removeAll(this.unarmed);
+					this.waiters.removeAll(told);
+					this.passedUnarmed = true;
+				}
+			}
+			for (CompletableFuture<TaskOutcome> waiter : (told != null) ? told : close()) {
 				waiter.complete(outcome);
 			}
 		}
@@ -384,6 +454,7 @@ public final class OutcomeTracker implements DisposableBean {
 		private void leave(CompletableFuture<TaskOutcome> waiter) {
 			boolean last;
 			synchronized (this) {
+				this.unarmed.remove(waiter);
 				last = this.waiters.remove(waiter) && this.waiters.isEmpty() && !this.closed;
 			}
 			if (last) {

@@ -1,8 +1,12 @@
 package dev.delayedtasks.internal.tracking;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
 import dev.delayedtasks.Names;
@@ -32,6 +36,12 @@ public final class TaskTracking {
 	private final Function<String, Duration> resultsRetention;
 
 	/**
+	 * The callers of tracked requests held for a transaction's commit, by queue and id:
+	 * armed when the task is created at the commit, failed when it will not be.
+	 */
+	private final Map<String, List<CompletableFuture<TaskOutcome>>> heldForCommit = new ConcurrentHashMap<>();
+
+	/**
 	 * Create the producer's side of tracking.
 	 * @param tracker the tracker, or {@code null} when tracking is not offered
 	 * @param outcomes reads and requests outcome records
@@ -57,7 +67,9 @@ public final class TaskTracking {
 		Duration keep = retention(prepared.queue(), tracker);
 		PreparedTask task = prepared.withOutcome(keep, tracker.channel());
 		String queue = task.queue();
-		CompletableFuture<TaskOutcome> outcome = tracker.expect(queue, task.id());
+		// Registered before the send, so no message of the task can pass unheard; heard
+		// only once the task exists, so no record of an earlier task with its id counts.
+		CompletableFuture<TaskOutcome> outcome = tracker.expectNew(queue, task.id());
 		ScheduleResult result;
 		try {
 			result = send.apply(task);
@@ -66,7 +78,12 @@ public final class TaskTracking {
 			outcome.completeExceptionally(ex);
 			throw ex;
 		}
-		if (result.outcome() == ScheduleResult.Outcome.CREATED || result.outcome() == ScheduleResult.Outcome.PENDING) {
+		if (result.outcome() == ScheduleResult.Outcome.PENDING) {
+			hold(queue, task.id(), outcome);
+			return new TrackedTask(queue, result, outcome);
+		}
+		if (result.outcome() == ScheduleResult.Outcome.CREATED) {
+			tracker.arm(queue, task.id(), outcome);
 			return new TrackedTask(queue, result, outcome);
 		}
 		// An existing task (the enqueue named this tracker if it is live), or the
@@ -75,55 +92,95 @@ public final class TaskTracking {
 			outcome.completeExceptionally(new IllegalStateException("a duplicate of " + result.id()));
 			outcome = tracker.expect(queue, result.id());
 		}
+		else {
+			tracker.arm(queue, task.id(), outcome);
+		}
 		trackExisting(queue, result.id(), keep, tracker, outcome);
 		return new TrackedTask(queue, result, outcome);
 	}
 
 	/**
-	 * A tracked task held for a commit was sent: when Redis answered with another task
-	 * (its id exists, or its unique key is held), track that one for the caller.
+	 * A tracked task held for a commit was sent: its callers hear the task created, or
+	 * the task Redis answered with instead (its id exists, or its unique key is held).
 	 * @param task the task as sent
 	 * @param result what Redis answered
 	 */
 	public void sent(PreparedTask task, ScheduleResult result) {
 		OutcomeTracker tracker = this.tracker;
-		if (tracker == null || result.outcome() == ScheduleResult.Outcome.CREATED) {
+		String queue = task.queue();
+		List<CompletableFuture<TaskOutcome>> callers = takeHeld(queue, task.id());
+		if (tracker == null || callers.isEmpty()) {
 			return;
 		}
-		String queue = task.queue();
 		try {
+			if (result.outcome() == ScheduleResult.Outcome.CREATED) {
+				callers.forEach((caller) -> tracker.arm(queue, task.id(), caller));
+				return;
+			}
 			Duration keep = retention(queue, tracker);
 			if (result.id().equals(task.id())) {
-				CompletableFuture<TaskOutcome> waiter = tracker.expect(queue, task.id());
-				// The caller waits for this task too: a failure to track it is the
-				// caller's.
-				waiter.whenComplete((outcome, ex) -> {
-					if (ex != null) {
-						tracker.forget(queue, task.id(), ex);
-					}
-				});
-				trackExisting(queue, task.id(), keep, tracker, waiter);
+				callers.forEach((caller) -> tracker.arm(queue, task.id(), caller));
+				CompletableFuture<TaskOutcome> probe = new CompletableFuture<>();
+				failWith(probe, callers);
+				trackExisting(queue, task.id(), keep, tracker, probe);
 			}
 			else {
-				trackExisting(queue, result.id(), keep, tracker, tracker.redirect(queue, task.id(), result.id()));
+				CompletableFuture<TaskOutcome> holder = tracker.expect(queue, result.id());
+				holder.whenComplete((outcome, ex) -> callers.forEach((caller) -> {
+					if (ex != null) {
+						caller.completeExceptionally(ex);
+					}
+					else {
+						caller.complete(outcome);
+					}
+				}));
+				trackExisting(queue, result.id(), keep, tracker, holder);
 			}
 		}
 		catch (RuntimeException ex) {
-			// After the commit, on the committing thread: the caller's future says it.
-			tracker.forget(queue, task.id(), ex);
+			// After the commit, on the committing thread: the callers' futures say it.
+			callers.forEach((caller) -> caller.completeExceptionally(ex));
 		}
 	}
 
 	/**
-	 * Fail the tracking of a task that will never be stored.
+	 * Fail the tracking of a task held for a commit that will never be stored: only the
+	 * callers who tracked that held request, not others awaiting the id.
 	 * @param queue the queue
 	 * @param id the task
 	 * @param reason why
 	 */
 	public void forget(String queue, TaskId id, Throwable reason) {
-		if (this.tracker != null) {
-			this.tracker.forget(queue, id, reason);
+		for (CompletableFuture<TaskOutcome> caller : takeHeld(queue, id)) {
+			caller.completeExceptionally(reason);
 		}
+	}
+
+	private void hold(String queue, TaskId id, CompletableFuture<TaskOutcome> caller) {
+		String key = heldKey(queue, id);
+		this.heldForCommit.computeIfAbsent(key, (k) -> new CopyOnWriteArrayList<>()).add(caller);
+		// A caller that stops waiting (cancel, timeout) leaves.
+		caller.whenComplete((outcome, ex) -> this.heldForCommit.computeIfPresent(key, (k, callers) -> {
+			callers.remove(caller);
+			return callers.isEmpty() ? null : callers;
+		}));
+	}
+
+	private List<CompletableFuture<TaskOutcome>> takeHeld(String queue, TaskId id) {
+		List<CompletableFuture<TaskOutcome>> callers = this.heldForCommit.remove(heldKey(queue, id));
+		return (callers != null) ? List.copyOf(callers) : List.of();
+	}
+
+	private static String heldKey(String queue, TaskId id) {
+		return queue + '\0' + id.value();
+	}
+
+	private static void failWith(CompletableFuture<TaskOutcome> probe, List<CompletableFuture<TaskOutcome>> callers) {
+		probe.whenComplete((outcome, ex) -> {
+			if (ex != null) {
+				callers.forEach((caller) -> caller.completeExceptionally(ex));
+			}
+		});
 	}
 
 	/**
