@@ -37,6 +37,20 @@ record Analysis(int expected, int runs, int early, int lost, int dup, long[] lat
 	 * @param fraction the percentile as a fraction, for example 0.99
 	 * @return the value, 0 when there are none
 	 */
+	/**
+	 * The heap its per-task figures take: what a measurement of the heap around a round
+	 * subtracts, since the round's result holds them.
+	 * @return bytes, array headers included
+	 */
+	long heapBytes() {
+		long bytes = 0;
+		for (long[] array : new long[][] { this.latenessMs, this.retryDelaysMs, this.enqueueMicros, this.runMicros,
+				this.dueMs, this.startedMs }) {
+			bytes += 16 + 8L * array.length;
+		}
+		return bytes + 16 + 8L * this.localLatenessMs.length;
+	}
+
 	static long percentile(long[] sorted, double fraction) {
 		if (sorted.length == 0) {
 			return 0;

@@ -69,9 +69,10 @@ class ImmediateWorkload implements Workload {
 		this.redis.deleteQueue(queue);
 		long heapBefore = heapAfterGc();
 		WorkloadResult trackedResult = tracked(queue, n, 1);
-		// The round's own references are gone once it returned: what is left is what the
-		// library keeps for tasks whose outcomes were delivered.
-		long retained = heapAfterGc() - heapBefore;
+		// Once the round returned, what is left beyond its own recorded figures is what
+		// the library keeps for tasks whose outcomes were delivered.
+		long retained = heapAfterGc() - heapBefore
+				- ((trackedResult.analysis() != null) ? trackedResult.analysis().heapBytes() : 0);
 		WorkloadResult tracked16 = tracked(queue, n, TRACKING_THREADS);
 		return List.of(result(name(), oneByOne, "schedule", 1),
 				result(name() + "-batch", batched, "scheduleAll", this.settings.batch()),

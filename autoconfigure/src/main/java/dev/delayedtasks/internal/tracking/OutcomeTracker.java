@@ -7,20 +7,16 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskOutcome;
@@ -58,8 +54,11 @@ public final class OutcomeTracker implements DisposableBean {
 
 	private static final Log logger = LogFactory.getLog(OutcomeTracker.class);
 
-	/** The most records read in one round trip. */
-	private static final int MAX_READS = 256;
+	/**
+	 * Records read at once: each reader waits for its reply while the others' reads share
+	 * the connection, so a burst of ends is not read one round trip after another.
+	 */
+	private static final int READERS = 4;
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -75,19 +74,14 @@ public final class OutcomeTracker implements DisposableBean {
 
 	private final Listener listener = new Listener();
 
-	/** Tasks whose outcome message arrived and whose record is not read yet. */
-	private final Queue<Awaited> arrived = new ConcurrentLinkedQueue<>();
-
-	private final AtomicBoolean readScheduled = new AtomicBoolean();
-
 	/**
-	 * Reads records and completes futures, in the order messages arrive. Its queue is
-	 * unbounded, so handing it work never blocks: the container hands over messages and
-	 * subscription events on a Lettuce event-loop thread, which must never wait for Redis
-	 * (the reply it would wait for may be due on that same thread).
+	 * Reads records and completes futures, up to {@value #READERS} at once; its threads
+	 * end after a minute without work. Its queue is unbounded, so handing it work never
+	 * blocks: the container hands over messages and subscription events on a Lettuce
+	 * event-loop thread, which must never wait for Redis (the reply it would wait for may
+	 * be due on that same thread).
 	 */
-	private final ExecutorService worker = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-			new LinkedBlockingQueue<>(), daemonThreads());
+	private final ThreadPoolExecutor worker = readers();
 
 	/**
 	 * Fails the futures of tasks not ended within the longest wait. A timeout is removed
@@ -180,7 +174,8 @@ public final class OutcomeTracker implements DisposableBean {
 	public void arm(String queue, TaskId id, CompletableFuture<TaskOutcome> waiter) {
 		Awaited entry = this.awaited.get(this.settings.keys(queue).outcome(id.value()));
 		if (entry != null && entry.arm(waiter)) {
-			check(queue, id);
+			// Read again on a reader: never a round trip on the caller's thread.
+			readLater(queue, id);
 		}
 	}
 
@@ -213,39 +208,20 @@ public final class OutcomeTracker implements DisposableBean {
 		return outcome;
 	}
 
-	/**
-	 * Read the records of the tasks whose messages arrived, up to {@value #MAX_READS} in
-	 * one round trip, and complete their futures. Runs on the worker.
-	 */
-	private void readArrived() {
-		// Cleared first: a message that arrives during the reads schedules another pass.
-		this.readScheduled.set(false);
-		List<Awaited> batch = new ArrayList<>();
-		Awaited next;
-		while (batch.size() < MAX_READS && (next = this.arrived.poll()) != null) {
-			batch.add(next);
-		}
-		if (!this.arrived.isEmpty() && this.readScheduled.compareAndSet(false, true)) {
-			this.worker.execute(this::readArrived);
-		}
-		if (batch.isEmpty()) {
-			return;
-		}
-		List<Map.Entry<String, TaskId>> tasks = new ArrayList<>(batch.size());
-		for (Awaited entry : batch) {
-			tasks.add(Map.entry(entry.queue, entry.id));
-		}
+	private void readLater(String queue, TaskId id) {
 		try {
-			List<Optional<TaskOutcome>> outcomes = this.records.readAll(tasks);
-			for (int i = 0; i < batch.size(); i++) {
-				Awaited entry = batch.get(i);
-				outcomes.get(i).ifPresent((outcome) -> complete(entry.key, outcome));
-			}
+			this.worker.execute(() -> {
+				try {
+					check(queue, id);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Could not read the outcome of task " + id + " of queue '" + queue + "': "
+							+ ex.getMessage());
+				}
+			});
 		}
-		catch (RuntimeException ex) {
-			// The next subscription reads them again; until then, the futures wait.
-			logger.warn("Could not read the outcomes of " + batch.size() + " tracked task(s) (task " + batch.get(0).id
-					+ " of queue '" + batch.get(0).queue + "' first): " + ex.getMessage());
+		catch (RejectedExecutionException ex) {
+			// stopped
 		}
 	}
 
@@ -254,6 +230,13 @@ public final class OutcomeTracker implements DisposableBean {
 		if (entry != null) {
 			entry.complete(outcome);
 		}
+	}
+
+	private static ThreadPoolExecutor readers() {
+		ThreadPoolExecutor readers = new ThreadPoolExecutor(READERS, READERS, 1, TimeUnit.MINUTES,
+				new LinkedBlockingQueue<>(), daemonThreads());
+		readers.allowCoreThreadTimeOut(true);
+		return readers;
 	}
 
 	private static CustomizableThreadFactory daemonThreads() {
@@ -313,11 +296,13 @@ public final class OutcomeTracker implements DisposableBean {
 			if (entry == null) {
 				return;
 			}
-			// Runs on the worker, after the messages already queued there: the records of
-			// a burst are read together, in one round trip.
-			OutcomeTracker.this.arrived.add(entry);
-			if (OutcomeTracker.this.readScheduled.compareAndSet(false, true)) {
-				OutcomeTracker.this.worker.execute(OutcomeTracker.this::readArrived);
+			try {
+				OutcomeTracker.this.check(entry.queue, entry.id);
+			}
+			catch (RuntimeException ex) {
+				// The next subscription reads it again; until then, the future waits.
+				logger.warn("Could not read the outcome of task " + entry.id + " of queue '" + entry.queue + "': "
+						+ ex.getMessage());
 			}
 		}
 
