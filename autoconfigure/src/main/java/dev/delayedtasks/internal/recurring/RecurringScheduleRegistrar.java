@@ -85,25 +85,27 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 		Map<String, Declared> declared = new LinkedHashMap<>();
 		this.annotated.all().forEach((schedule) -> declared.put(schedule.schedule().id(), schedule));
 		this.configured.forEach((schedule) -> declared.put(schedule.schedule().id(), schedule));
-		Map<String, Declared> unregistered;
+		// Configuration wins over an annotation: enabled=false switches an annotated
+		// schedule off too.
+		this.disabled.forEach(declared::remove);
+		Map<String, Declared> unregistered = new LinkedHashMap<>(declared);
 		try {
-			upsert(declared);
+			removeDisabled();
+			upsert(unregistered);
+			reportUndeclared(declared.keySet());
 			ensureAll();
-			unregistered = Map.of();
 		}
 		catch (RuntimeException ex) {
 			// Redis may come back: the repair pass registers them once it does.
 			logger.warn("Could not register the recurring schedules at startup: " + ex.getMessage()
 					+ "; retrying every " + REPAIR_INTERVAL.toSeconds() + " s");
-			unregistered = new LinkedHashMap<>(declared);
 		}
 		this.repairs = Executors.newSingleThreadScheduledExecutor((runnable) -> {
 			Thread thread = new Thread(runnable, "delayed-tasks-recurring");
 			thread.setDaemon(true);
 			return thread;
 		});
-		Map<String, Declared> pending = unregistered;
-		this.repairs.scheduleWithFixedDelay(() -> repair(pending), REPAIR_INTERVAL.toMillis(),
+		this.repairs.scheduleWithFixedDelay(() -> repair(unregistered), REPAIR_INTERVAL.toMillis(),
 				REPAIR_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
 		this.repairs.scheduleWithFixedDelay(this::refreshSnapshot, 0, this.snapshotInterval.toMillis(),
 				TimeUnit.MILLISECONDS);
@@ -118,22 +120,40 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 		}
 	}
 
-	private void upsert(Map<String, Declared> declared) {
+	private void removeDisabled() {
 		for (String id : this.disabled) {
-			if (!declared.containsKey(id) && this.recurring.find(id).isPresent()) {
+			if (this.recurring.find(id).isPresent()) {
 				this.recurring.remove(id);
 				logger.info(
 						"Removed recurring schedule '" + id + "': delayed-tasks.recurring." + id + ".enabled is false");
 			}
 		}
-		for (Declared schedule : declared.values()) {
+	}
+
+	/**
+	 * Register the schedules, each on its own: one that cannot be registered (moved to
+	 * another queue, corrupt data under its key) is logged and left for the repair pass,
+	 * and the others are registered.
+	 * @param unregistered the schedules not registered yet; each registered one leaves
+	 */
+	private void upsert(Map<String, Declared> unregistered) {
+		for (Declared schedule : List.copyOf(unregistered.values())) {
 			String origin = schedule.where().startsWith("delayed-tasks.") ? RedisRecurringTasks.ORIGIN_PROPERTIES
 					: RedisRecurringTasks.ORIGIN_ANNOTATION;
-			RecurringScheduleInfo info = this.recurring.upsert(schedule.schedule(), origin);
+			RecurringScheduleInfo info;
+			try {
+				info = this.recurring.upsert(schedule.schedule(), origin);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not register recurring schedule '" + schedule.schedule().id() + "' declared by "
+						+ schedule.where() + ": " + ex.getMessage() + "; the other schedules are registered, and this"
+						+ " one is tried again every " + REPAIR_INTERVAL.toSeconds() + " s");
+				continue;
+			}
+			unregistered.remove(schedule.schedule().id());
 			logger.info("Recurring schedule '" + info.id() + "' on queue '" + info.queue() + "' (" + info.expression()
 					+ ", " + info.zone() + "): next tick " + info.nextTick());
 		}
-		reportUndeclared(declared.keySet());
 	}
 
 	/**
@@ -153,7 +173,15 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 	}
 
 	private void ensureAll() {
-		for (String id : this.recurring.ids().keySet()) {
+		Set<String> ids;
+		try {
+			ids = this.recurring.ids().keySet();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not read the recurring schedules: " + ex.getMessage());
+			return;
+		}
+		for (String id : ids) {
 			try {
 				this.recurring.ensure(id);
 			}
@@ -166,15 +194,15 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 
 	private void repair(Map<String, Declared> unregistered) {
 		try {
-			if (!unregistered.isEmpty()) {
-				upsert(unregistered);
-				unregistered.clear();
-			}
-			ensureAll();
+			removeDisabled();
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Recurring schedules repair pass failed: " + ex.getMessage());
+			logger.warn("Could not remove the recurring schedules switched off by configuration: " + ex.getMessage());
 		}
+		upsert(unregistered);
+		// Each schedule on its own: one that fails never keeps the others from their
+		// missed ticks and lost occurrences.
+		ensureAll();
 	}
 
 	@Override

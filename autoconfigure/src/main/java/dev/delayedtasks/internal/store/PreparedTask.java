@@ -6,6 +6,7 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.function.ToIntFunction;
+import java.util.regex.Pattern;
 
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.Names;
@@ -50,6 +51,15 @@ public record PreparedTask(String queue, TaskId id, boolean absolute, long time,
 
 	private static final int MAX_ATTEMPTS_LIMIT = 1000;
 
+	/** Header names the library sets on tasks it creates; producers may not. */
+	static final String RESERVED_HEADER_PREFIX = "dt-";
+
+	/**
+	 * A recurring occurrence's id: a schedule id, a colon, the tick in epoch ms (13
+	 * digits from 2001 to 2286), so ids such as {@code order:42} stay free.
+	 */
+	private static final Pattern OCCURRENCE_ID = Pattern.compile("[A-Za-z0-9._-]{1,40}:[0-9]{13}");
+
 	/** The outcome argument of a task whose outcome nobody keeps. */
 	static final String NO_OUTCOME = "0";
 
@@ -72,6 +82,9 @@ public record PreparedTask(String queue, TaskId id, boolean absolute, long time,
 					+ "' is invalid: use 1 to " + MAX_ATTEMPTS_LIMIT);
 		}
 		checkHeaders(queue, request.headers());
+		if (request.id() != null) {
+			checkNotAnOccurrence(queue, request.id());
+		}
 		long uniqueTtl = 0;
 		String digest = null;
 		if (request.uniqueKey() != null && request.uniqueFor() == null) {
@@ -231,7 +244,26 @@ public record PreparedTask(String queue, TaskId id, boolean absolute, long time,
 				throw new InvalidTaskRequestException("Header '" + name + "'='" + value + "' for queue '" + queue
 						+ "' is invalid: names must be non-empty and values non-null");
 			}
+			if (name.startsWith(RESERVED_HEADER_PREFIX)) {
+				throw new InvalidTaskRequestException("Header '" + name + "' for queue '" + queue
+						+ "' is reserved: header names starting with '" + RESERVED_HEADER_PREFIX
+						+ "' belong to delayed-tasks (a recurring occurrence is marked with one)");
+			}
 		});
+	}
+
+	/**
+	 * Refuse the ids of recurring occurrences, {@code <schedule id>:<tick in epoch ms>}:
+	 * a task created early under one would stand in for the tick.
+	 * @param queue the queue
+	 * @param id the caller's id
+	 */
+	private static void checkNotAnOccurrence(String queue, TaskId id) {
+		if (OCCURRENCE_ID.matcher(id.value()).matches()) {
+			throw new InvalidTaskRequestException("Task id '" + id + "' for queue '" + queue
+					+ "' is reserved: ids of the form <schedule id>:<epoch milliseconds> are the occurrences of"
+					+ " recurring schedules; use another form, such as '" + id.value().replace(':', '-') + "'");
+		}
 	}
 
 }

@@ -132,11 +132,11 @@ final class Completions {
 					record(batch);
 				}
 				catch (Throwable ex) {
-					if (ex instanceof VirtualMachineError error) {
-						throw error;
-					}
-					// Never let the completion thread die: these runs' tasks come back
-					// after their lease.
+					// Never let the completion thread die, of an Error either (out of
+					// memory
+					// for a moment, a listener's): these runs' tasks come back after
+					// their
+					// lease, and the thread goes on with the next outcomes.
 					logger.error("Could not record " + batch.size() + " outcome(s) of queue '" + this.queue + "'", ex);
 					batch.forEach((completion) -> this.heartbeat.untrack(completion.run()));
 				}

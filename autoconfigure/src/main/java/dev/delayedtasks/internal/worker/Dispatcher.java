@@ -177,7 +177,7 @@ final class Dispatcher {
 					try {
 						submit(tasks.get(i), batch.now());
 					}
-					catch (RuntimeException ex) {
+					catch (RuntimeException | Error ex) {
 						releaseQuietly(tasks.subList(i + 1, tasks.size()));
 						throw ex;
 					}
@@ -204,7 +204,10 @@ final class Dispatcher {
 				Thread.currentThread().interrupt();
 				break;
 			}
-			catch (RuntimeException ex) {
+			catch (RuntimeException | Error ex) {
+				// An Error too (out of memory for a moment, a listener's): the dispatcher
+				// backs off and claims again; a dead dispatcher would leave the queue
+				// unclaimed while health says UP.
 				if (claimNonce != null) {
 					// Redis may still run the claim whose reply was lost and lease tasks
 					// nobody holds.

@@ -90,7 +90,10 @@ public final class Listeners implements DelayedTaskListener {
 				call.accept(listener);
 			}
 			catch (Throwable ex) {
-				if (ex instanceof VirtualMachineError error) {
+				// A stack overflow is the listener's own (deep recursion) and leaves the
+				// thread sound: it must not end the worker thread that called it. Other
+				// virtual machine errors are the JVM's to see.
+				if (ex instanceof VirtualMachineError error && !(ex instanceof StackOverflowError)) {
 					throw error;
 				}
 				logger.warn("DelayedTaskListener " + listener.getClass().getName() + " failed: " + ex, ex);

@@ -27,12 +27,15 @@ import dev.delayedtasks.test.WithRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -46,6 +49,7 @@ import static org.awaitility.Awaitility.await;
  * metrics and the health detail.
  */
 @WithRedis
+@ExtendWith(OutputCaptureExtension.class)
 class RecurringAutoConfigurationIntegrationTests {
 
 	private final TestRedis redis;
@@ -123,6 +127,40 @@ class RecurringAutoConfigurationIntegrationTests {
 			assertThat(context).hasNotFailed();
 			assertThat(context.getBean(RecurringTasks.class).find("ctx-nightly")).isEmpty();
 		});
+	}
+
+	@Test
+	void enabledFalseSwitchesOffAnAnnotatedScheduleWithTheSameId() throws InterruptedException {
+		this.runner.withUserConfiguration(AnnotatedHandler.class)
+			.run((context) -> assertThat(context.getBean(RecurringTasks.class).find("ctx-annotated")).isPresent());
+		this.runner.withUserConfiguration(AnnotatedHandler.class)
+			.withPropertyValues("delayed-tasks.recurring.ctx-annotated.enabled=false")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(RecurringTasks.class).find("ctx-annotated")).isEmpty();
+				Thread.sleep(2500);
+				assertThat(context.getBean(AnnotatedHandler.class).ticks).isEmpty();
+			});
+	}
+
+	@Test
+	void aScheduleThatCannotBeRegisteredDoesNotKeepTheOthersFromRegistering(CapturedOutput output) {
+		this.runner.run((context) -> context.getBean(RecurringTasks.class)
+			.upsert(RecurringSchedule.fixedRate("ctx-moved", "ctx-moved-from", Duration.ofHours(1))));
+		this.runner
+			.withPropertyValues("delayed-tasks.recurring.ctx-moved.queue=ctx-moved-to",
+					"delayed-tasks.recurring.ctx-moved.fixed-rate=1h",
+					"delayed-tasks.recurring.ctx-zz-later.queue=ctx-later-queue",
+					"delayed-tasks.recurring.ctx-zz-later.fixed-rate=1h")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				RecurringTasks recurring = context.getBean(RecurringTasks.class);
+				assertThat(recurring.find("ctx-zz-later")).isPresent();
+				assertThat(recurring.find("ctx-moved").orElseThrow().queue()).isEqualTo("ctx-moved-from");
+				assertThat(output).contains("Could not register recurring schedule 'ctx-moved'");
+				recurring.remove("ctx-moved");
+				recurring.remove("ctx-zz-later");
+			});
 	}
 
 	@Test

@@ -138,6 +138,23 @@ final class RecurringChild implements AutoCloseable {
 		return this.process.pid();
 	}
 
+	/**
+	 * The ids of the occurrences whose handler returned.
+	 * @return the task ids
+	 */
+	List<String> done() {
+		return this.lines.stream()
+			.filter((line) -> line.startsWith("@@DONE "))
+			.map((line) -> line.substring(7).trim())
+			.toList();
+	}
+
+	/** Stop it with SIGTERM, a graceful stop, and wait until it is gone. */
+	void terminate() throws InterruptedException {
+		this.process.destroy();
+		assertThat(this.process.waitFor(30, TimeUnit.SECONDS)).as("%s stopped", this.name).isTrue();
+	}
+
 	/** Kill it with SIGKILL and wait until it is gone. */
 	void kill() throws InterruptedException {
 		this.process.destroyForcibly();

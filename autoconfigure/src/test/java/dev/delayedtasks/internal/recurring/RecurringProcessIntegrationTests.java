@@ -1,5 +1,6 @@
 package dev.delayedtasks.internal.recurring;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Recurring schedules across real application processes: three instances create one
@@ -139,6 +141,48 @@ class RecurringProcessIntegrationTests {
 		assertThat(lateness).as("no occurrence later than the timer takeover (TTL 1 s) and a margin")
 			.allSatisfy((late) -> assertThat(late).isBetween(0L, 3000L));
 		assertThat(percentile(latenessAwayFromKill, 50)).as("median lateness away from the kill").isLessThan(100L);
+	}
+
+	@Test
+	void anOccurrenceRunningOnAnInstanceStoppedGracefullyRunsToTheEndOnAnother() throws Exception {
+		occurrenceRunningOnAStoppedInstanceCompletesOnAnother("graceful", true);
+	}
+
+	@Test
+	void anOccurrenceRunningOnAnInstanceKilledRunsToTheEndOnAnother() throws Exception {
+		occurrenceRunningOnAStoppedInstanceCompletesOnAnother("killed", false);
+	}
+
+	private void occurrenceRunningOnAStoppedInstanceCompletesOnAnother(String name, boolean graceful) throws Exception {
+		String id = "every-10s-" + name;
+		String[] schedule = { "delayed-tasks.recurring." + id + ".queue=" + QUEUE,
+				"delayed-tasks.recurring." + id + ".fixed-rate=10s",
+				"delayed-tasks.recurring." + id + ".misfire-threshold=60s", "recurring-test.sleep-millis=5000",
+				// Interrupted by the stop, the handler returns: the stop gives its run
+				// back.
+				"recurring-test.on-interrupt=return" };
+		RecurringChild first = start(name + "-a", schedule).awaitReady();
+		RecurringChild second = start(name + "-b", schedule).awaitReady();
+		// The first tick that one of them starts.
+		await().atMost(Duration.ofSeconds(30)).until(() -> !first.runs().isEmpty() || !second.runs().isEmpty());
+		RecurringChild running = !first.runs().isEmpty() ? first : second;
+		RecurringChild other = (running == first) ? second : first;
+		Ran started = running.runs().get(0);
+		String occurrence = started.schedule() + ":" + started.tick();
+		if (graceful) {
+			running.terminate();
+		}
+		else {
+			running.kill();
+		}
+		// Handed back by a graceful stop (a first delivery again, which the occurrence
+		// gate
+		// admits once more); reaped after lease and grace after a kill.
+		assertThat(running.done()).as("the stopped instance did not finish it").doesNotContain(occurrence);
+		// Lease 2 s and grace 500 ms after a kill; at once after a graceful stop.
+		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(other.done()).contains(occurrence));
+		assertThat(other.runs()).filteredOn((run) -> run.tick() == started.tick()).hasSize(1);
+		assertThat(this.fixture.recurring.find(id).orElseThrow().missedTicks()).as("no tick counted missed").isZero();
 	}
 
 	@Test

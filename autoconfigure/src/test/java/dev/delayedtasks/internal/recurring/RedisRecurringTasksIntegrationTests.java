@@ -17,6 +17,12 @@ import dev.delayedtasks.MisfirePolicy;
 import dev.delayedtasks.OverlapPolicy;
 import dev.delayedtasks.RecurringSchedule;
 import dev.delayedtasks.RecurringScheduleInfo;
+import dev.delayedtasks.internal.store.ClaimBatch;
+import dev.delayedtasks.internal.store.ClaimedTask;
+import dev.delayedtasks.internal.store.Lease;
+import dev.delayedtasks.internal.store.PartitionKeys;
+import dev.delayedtasks.internal.store.RedisTaskStore;
+import dev.delayedtasks.internal.store.script.StoreScripts;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
@@ -25,6 +31,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Recurring schedules against a real Redis: each tick becomes one occurrence task with a
@@ -242,6 +249,49 @@ class RedisRecurringTasksIntegrationTests {
 		assertThat(this.one.recurring.list()).extracting(RecurringScheduleInfo::id).doesNotContain("removed");
 		assertThat(this.one.recurring.admit(RecurringFixture.occurrence(QUEUE, "removed", first))).isFalse();
 		assertThat(this.one.redis.hasKey(this.one.keys(QUEUE).schedule("removed"))).isFalse();
+	}
+
+	@Test
+	void anOccurrenceGivenBackByAGracefulStopIsAdmittedAgainButASecondStartIsNot() {
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("released", "released-queue", Duration.ofSeconds(1)));
+		RedisTaskStore store = new RedisTaskStore(new StoreScripts(this.one.redis), this.one.settings);
+		ClaimedTask claimed = await().atMost(Duration.ofSeconds(5)).until(() -> {
+			ClaimBatch batch = store.claim("released-queue", 1, "n-" + System.nanoTime());
+			return batch.tasks().isEmpty() ? null : batch.tasks().get(0);
+		}, (task) -> task != null);
+		long tick = Long.parseLong(claimed.id().value().substring("released:".length()));
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence("released-queue", "released", tick))).isTrue();
+		// A second first-delivery start without a release (a duplicate) is not admitted.
+		assertThat(this.two.recurring.admit(RecurringFixture.occurrence("released-queue", "released", tick))).isFalse();
+		// A graceful stop gives the run back: its next start is a first delivery again,
+		// and runs.
+		store.release("released-queue", List.of(new Lease(claimed.id(), claimed.token(), null)));
+		assertThat(this.two.recurring.admit(RecurringFixture.occurrence("released-queue", "released", tick))).isTrue();
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence("released-queue", "released", tick))).isFalse();
+		this.one.recurring.remove("released");
+	}
+
+	@Test
+	void aTaskUnderAnOccurrenceIdThatIsNotTheSchedulesIsNotAdoptedAsTheTick() {
+		long tick = (System.currentTimeMillis() / 60_000 + 1) * 60_000;
+		String id = "spoofed:" + tick;
+		PartitionKeys keys = this.one.keys(QUEUE);
+		// Written to Redis by other means than the producer, which refuses the id.
+		this.one.redis.opsForHash()
+			.putAll(keys.task(id), Map.of("s", "S", "a", "0", "v", "0", "m", "3", "f", "0", "d", Long.toString(tick),
+					"c", Long.toString(System.currentTimeMillis())));
+		this.one.redis.opsForValue().set(keys.payload(id), "{\"h\":{},\"b\":\"not the tick\"}");
+		this.one.redis.opsForZSet().add(keys.sched(), id, tick);
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("spoofed", QUEUE, Duration.ofMinutes(1)));
+		String window = (String) this.one.schedule(QUEUE, "spoofed").get("w");
+		assertThat(window).as("created ticks")
+			.doesNotContain(Long.toString(tick))
+			.contains(Long.toString(tick + 60_000));
+		// The task is left as it was: not rewritten into an occurrence.
+		assertThat(this.one.redis.opsForValue().get(keys.payload(id))).contains("not the tick");
+		// Its first delivery is not admitted as the tick.
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence(QUEUE, "spoofed", tick))).isFalse();
+		this.one.recurring.remove("spoofed");
 	}
 
 	@Test

@@ -13,7 +13,9 @@
 --   6 meta    HASH    v = layout version
 --   7 r:<sid> HASH    the schedule (see recur_upsert)
 --   derived from ARGV base (same hash tag; occurrence ids are made inside the script from the schedule id and its
---   ticks): t:<sid>:<tick> HASH task, p:<sid>:<tick> STRING payload envelope
+--   ticks): t:<sid>:<tick> HASH task (field ad = '1' once the occurrence was admitted to run, rl = '1' when a
+--   graceful stop gave it back since), p:<sid>:<tick> STRING
+--   payload envelope (an occurrence's opens with the header dt-recurring = sid)
 -- ARGV: 1 base, 2 sid, 3 layout version, 4 fanoutBatch, 5 generation read with n, 6 n as read ('R' after a reset),
 --   7 the tick of the occurrence about to run, or '' (only create), 8 lookahead (future occurrences to keep
 --   created), 9 ticks Java counted as missed without listing them, 10 the tick after the last listed (-1: none),
@@ -90,14 +92,20 @@ local head = redis.call('ZRANGE', sched, 0, 0, 'WITHSCORES')
 local prevHead = head[2] and tonumber(head[2])
 local created, lastCreated, anyReady, minDue = 0, nil, false, nil
 
--- Creates the occurrence of tick t, or adopts the task already there under its id; false for a key that is not a
--- task hash (corrupt data is left alone, and the tick is not run).
+-- Creates the occurrence of tick t, or adopts the occurrence already there under its id; false for a key that is not
+-- a task hash or a task that is not this schedule's occurrence (left alone, and the tick is not run).
+local occurrencePrefix = '{"h":{"dt-recurring":"' .. sid .. '"'
 local function create(t)
   local id = sid .. ':' .. t
   local tk = base .. 't:' .. id
   local s = pread('HGET', tk, 's')
   if type(s) == 'table' then return false end
-  if s and s ~= 'X' then return true end
+  if s and s ~= 'X' then
+    -- Adopted only when it is this schedule's occurrence (its envelope opens with the schedule's header, which
+    -- producers may not send): another task under the id is not run as the tick.
+    local env = pread('GET', base .. 'p:' .. id)
+    return type(env) == 'string' and string.sub(env, 1, #occurrencePrefix) == occurrencePrefix
+  end
   -- A new incarnation: an earlier occurrence's outcome record must never be read as this one's.
   redis.call('DEL', base .. 'o:' .. id)
   if s then redis.call('DEL', tk) end -- a cancelled tombstone counts as absent
@@ -165,8 +173,18 @@ table.sort(keep)
 local verdict = ''
 if st then
   local j = indexOf(keep, st)
+  local stk = base .. 't:' .. sid .. ':' .. st
   if not j then
-    verdict = 'X'
+    -- Left the window when it was admitted: a run given back at a graceful stop (release.lua lowered its delivery
+    -- count and set rl) is admitted again, as a crash's redelivery is; a second start without a release, and any
+    -- other tick not in the window (missed or superseded), is not.
+    local r = pread('HMGET', stk, 'ad', 'rl')
+    if not r.err and r[1] == '1' and r[2] == '1' then
+      verdict = 'R'
+      redis.call('HDEL', stk, 'rl')
+    else
+      verdict = 'X'
+    end
   else
     table.remove(keep, j)
     local previous = lastRun and lastRun ~= tostring(st) and pread('HGET', base .. 't:' .. sid .. ':' .. lastRun, 's')
@@ -176,6 +194,10 @@ if st then
     else
       verdict = 'R'
       redis.call('HSET', hk, 'lr', st)
+      if redis.call('EXISTS', stk) == 1 then
+        redis.call('HSET', stk, 'ad', 1)
+        redis.call('HDEL', stk, 'rl')
+      end
     end
   end
 end

@@ -4,7 +4,8 @@
 --   2 lease  ZSET    id -> lease deadline ms
 --   3 wake   LIST    wake tokens for idle dispatchers
 --   4 stats  HASH    counters
---   per item: t:<id> HASH task, p:<id> STRING payload, e:<id> STRING last error, u:<digest> STRING (base..'u:' if none)
+--   per item: t:<id> HASH task (field rl = '1' once released), p:<id> STRING payload, e:<id> STRING last error,
+--   u:<digest> STRING (base..'u:' if none)
 -- ARGV: 1 fanoutBatch, 2 count, then per item 2: id, token
 -- Reply: {now, then per item a code: 'O' released | 'C' cancel was requested, task deleted |
 --   'L' lost (missing, token mismatch or unreadable; nothing changed)}
@@ -42,7 +43,8 @@ for i = 0, items - 1 do
   elseif int(r[2]) then
     redis.call('ZREM', lease, id)
     redis.call('HDEL', tk, 'k')
-    redis.call('HSET', tk, 'v', math.max(int(r[2]) - 1, 0), 's', 'R')
+    -- rl: given back; a recurring occurrence admitted before it was released is admitted again (recur_advance).
+    redis.call('HSET', tk, 'v', math.max(int(r[2]) - 1, 0), 's', 'R', 'rl', 1)
     redis.call('LPUSH', ready, id) -- head: it was already waiting its turn
     released = released + 1
     code = 'O'
