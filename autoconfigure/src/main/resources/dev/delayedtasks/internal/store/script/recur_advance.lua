@@ -62,7 +62,9 @@ if d[2] ~= expectedN then return {now, 'M', 0, 0, '', -1} end
 
 local win = {}
 for t in string.gmatch(d[3] or '', '[^,]+') do
-  if int(t) then win[#win + 1] = int(t) end
+  -- Only occurrences that are still there: one cancelled or purged before it started is neither missed nor next.
+  local occurrence = int(t) and pread('HGET', base .. 't:' .. sid .. ':' .. int(t), 's')
+  if occurrence == 'S' or occurrence == 'R' or occurrence == 'A' then win[#win + 1] = int(t) end
 end
 local function indexOf(list, t)
   for j, v in ipairs(list) do
@@ -104,7 +106,14 @@ local function create(t)
     -- Adopted only when it is this schedule's occurrence (its envelope opens with the schedule's header, which
     -- producers may not send): another task under the id is not run as the tick.
     local env = pread('GET', base .. 'p:' .. id)
-    return type(env) == 'string' and string.sub(env, 1, #occurrencePrefix) == occurrencePrefix
+    if not (type(env) == 'string' and string.sub(env, 1, #occurrencePrefix) == occurrencePrefix) then return false end
+    if s == 'S' or s == 'R' then
+      -- Created for an earlier definition and not started: it runs with the current payload and max attempts, so
+      -- a changed definition takes effect from its next tick, not after the occurrences already created.
+      if env ~= envelope then redis.call('SET', base .. 'p:' .. id, envelope) end
+      redis.call('HSET', tk, 'm', maxAttempts)
+    end
+    return true
   end
   -- A new incarnation: an earlier occurrence's outcome record must never be read as this one's.
   redis.call('DEL', base .. 'o:' .. id)
@@ -141,6 +150,17 @@ while i <= #ticks and ticks[i] <= now do
   end
   i = i + 1
 end
+-- A created occurrence whose tick is missed would only be skipped when it comes due: it is deleted now, unless a
+-- worker holds it, so that a schedule nobody runs (its queue has no handler) keeps no more than its window.
+local function dropMissed(t)
+  local id = sid .. ':' .. t
+  local tk = base .. 't:' .. id
+  local s = pread('HGET', tk, 's')
+  if s == 'S' or s == 'R' then
+    redis.call('ZREM', sched, id)
+    redis.call('DEL', tk, base .. 'p:' .. id)
+  end
+end
 local missed = reset and 0 or dropped
 local runLate = (policy == 'O' and 1) or (policy == 'A' and bound) or 0
 for j, entry in ipairs(late) do
@@ -149,6 +169,7 @@ for j, entry in ipairs(late) do
     if entry[2] or create(entry[1]) then keep[#keep + 1] = entry[1] end
   else
     missed = missed + 1
+    if entry[2] then dropMissed(entry[1]) end
   end
 end
 

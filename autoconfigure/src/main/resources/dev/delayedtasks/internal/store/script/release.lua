@@ -4,8 +4,8 @@
 --   2 lease  ZSET    id -> lease deadline ms
 --   3 wake   LIST    wake tokens for idle dispatchers
 --   4 stats  HASH    counters
---   per item: t:<id> HASH task (field rl = '1' once released), p:<id> STRING payload, e:<id> STRING last error,
---   u:<digest> STRING (base..'u:' if none)
+--   per item: t:<id> HASH task, p:<id> STRING payload, e:<id> STRING last error, u:<digest> STRING (base..'u:' if none)
+--   (a released task's hash gets rl = '1': recur_advance admits a released occurrence again)
 -- ARGV: 1 fanoutBatch, 2 count, then per item 2: id, token
 -- Reply: {now, then per item a code: 'O' released | 'C' cancel was requested, task deleted |
 --   'L' lost (missing, token mismatch or unreadable; nothing changed)}
