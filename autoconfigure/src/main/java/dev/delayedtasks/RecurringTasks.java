@@ -56,7 +56,8 @@ public interface RecurringTasks {
 	boolean resume(String id);
 
 	/**
-	 * Every schedule, of every known queue.
+	 * Every schedule, of every known queue. A schedule whose data cannot be read (corrupt
+	 * data under its key) is left out and logged, not the whole list with it.
 	 * @return the schedules, by id
 	 * @throws TaskStoreException if Redis cannot be reached
 	 */

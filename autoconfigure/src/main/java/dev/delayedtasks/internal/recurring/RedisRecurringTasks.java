@@ -27,6 +27,8 @@ import dev.delayedtasks.internal.store.codec.PayloadCodec;
 import dev.delayedtasks.internal.store.script.Script;
 import dev.delayedtasks.internal.store.script.StoreScripts;
 import dev.delayedtasks.internal.worker.OccurrenceGate;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -49,6 +51,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * @since 0.2.0
  */
 public final class RedisRecurringTasks implements RecurringTasks, OccurrenceGate {
+
+	private static final Log logger = LogFactory.getLog(RedisRecurringTasks.class);
 
 	/** Future occurrences kept created ahead of time. */
 	static final int LOOKAHEAD = 2;
@@ -178,7 +182,18 @@ public final class RedisRecurringTasks implements RecurringTasks, OccurrenceGate
 		Map<String, String> index = this.schedules
 			.read(() -> this.redis.<String, String>opsForHash().entries(this.indexKey), "*", null);
 		List<RecurringScheduleInfo> schedules = new ArrayList<>();
-		index.forEach((id, queue) -> this.schedules.find(queue, id).ifPresent(schedules::add));
+		index.forEach((id, queue) -> {
+			try {
+				this.schedules.find(queue, id).ifPresent(schedules::add);
+			}
+			catch (RuntimeException ex) {
+				// One schedule that cannot be read (corrupt data under its key) is left
+				// out, not every schedule with it: the endpoint and health go on showing
+				// the others.
+				logger.warn("Could not read recurring schedule '" + id + "' of queue '" + queue + "'; it is left out of"
+						+ " the list: " + ex.getMessage());
+			}
+		});
 		schedules.sort(Comparator.comparing(RecurringScheduleInfo::id));
 		return schedules;
 	}

@@ -235,6 +235,20 @@ class RedisRecurringTasksIntegrationTests {
 	}
 
 	@Test
+	void aScheduleWhoseDataCannotBeReadIsLeftOutOfTheListNotEveryScheduleWithIt() {
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("readable", QUEUE, Duration.ofHours(1)));
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("corrupt", QUEUE, Duration.ofHours(1)));
+		String key = this.one.keys(QUEUE).schedule("corrupt");
+		this.one.redis.delete(key);
+		this.one.redis.opsForValue().set(key, "not a hash");
+		assertThat(this.one.recurring.list()).extracting(RecurringScheduleInfo::id)
+			.contains("readable")
+			.doesNotContain("corrupt");
+		this.one.redis.delete(key);
+		this.one.recurring.remove("readable");
+	}
+
+	@Test
 	void aChangedPayloadTakesEffectFromTheNextTick() {
 		this.one.recurring
 			.upsert(RecurringSchedule.fixedRate("repaid", QUEUE, Duration.ofMinutes(1)).payload(Map.of("version", 1)));
