@@ -546,16 +546,21 @@ final class AsyncEnqueue {
 				: task + " was not stored: " + why;
 		TaskStoreException abandoned = new TaskStoreException(
 				message + ((failure != null) ? ": " + failure.getMessage() : ""), pending.task.id(), failure);
-		if (!pending.future.completeExceptionally(abandoned)) {
+		if (pending.future.isDone()) {
 			return;
 		}
-		this.accepted.decrementAndGet();
+		// The listener first, as for a stored task: whoever sees the future fail finds
+		// the
+		// task counted and reported.
 		try {
 			this.listener.storeAbandoned(pending.task.queue(), pending.task.id(), abandoned);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("A listener failed on abandoned task " + pending.task.id() + " of queue '"
 					+ pending.task.queue() + "'", ex);
+		}
+		if (pending.future.completeExceptionally(abandoned)) {
+			this.accepted.decrementAndGet();
 		}
 	}
 
