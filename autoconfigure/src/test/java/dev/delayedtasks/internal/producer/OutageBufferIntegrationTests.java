@@ -1,6 +1,5 @@
 package dev.delayedtasks.internal.producer;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,23 +19,14 @@ import dev.delayedtasks.TaskInfo;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TaskStoreException;
-import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
-import dev.delayedtasks.autoconfigure.DelayedTasksMetricsAutoConfiguration;
-import dev.delayedtasks.autoconfigure.DelayedTasksSnapshotsAutoConfiguration;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.test.RedisProcess;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -58,36 +48,17 @@ class OutageBufferIntegrationTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(30);
 
-	private final TestRedis redis;
+	private final StoppableRedis stoppable;
 
 	OutageBufferIntegrationTests(TestRedis redis) {
-		this.redis = redis;
-	}
-
-	private ApplicationContextRunner runner(String... properties) {
-		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class, DelayedTasksSnapshotsAutoConfiguration.class,
-					MetricsAutoConfiguration.class, DelayedTasksMetricsAutoConfiguration.class))
-			.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
-			.withPropertyValues(this.redis.connectionProperties())
-			.withPropertyValues("delayed-tasks.key-prefix=" + this.redis.keyPrefix(),
-					"delayed-tasks.worker.enabled=false", "spring.data.redis.connect-timeout=500ms",
-					"delayed-tasks.producer.outage-buffer.enabled=true")
-			.withPropertyValues(properties);
-	}
-
-	private RedisProcess server() {
-		assertThat(this.redis.server()).as("the test stops a redis-server process started by this JVM")
-			.isInstanceOf(RedisProcess.class);
-		return (RedisProcess) this.redis.server();
+		this.stoppable = new StoppableRedis(redis);
 	}
 
 	@Test
 	void tasksSubmittedWhileRedisIsStoppedAreHeldAndStoredInOrderWithTheirDelaysWhenItResumes(CapturedOutput output) {
 		String queue = "buffer-stopped";
-		RedisProcess server = server();
-		runner("spring.data.redis.timeout=500ms").run((context) -> {
+		RedisProcess server = this.stoppable.server();
+		this.stoppable.runner("spring.data.redis.timeout=500ms").run((context) -> {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			ReactiveDelayedTaskScheduler reactive = context.getBean(ReactiveDelayedTaskScheduler.class);
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -95,7 +66,7 @@ class OutageBufferIntegrationTests {
 			List<CompletableFuture<TaskId>> immediate = new ArrayList<>();
 			List<CompletableFuture<TaskId>> delayed = new ArrayList<>();
 			Instant submittedAt;
-			signal("STOP", server);
+			StoppableRedis.signal("STOP", server);
 			try {
 				submittedAt = Instant.now();
 				for (int i = 0; i < 100; i++) {
@@ -117,7 +88,7 @@ class OutageBufferIntegrationTests {
 				assertThat(output).contains("Redis is unreachable: the tasks of queue '" + queue + "' are held");
 			}
 			finally {
-				signal("CONT", server);
+				StoppableRedis.signal("CONT", server);
 			}
 			List<TaskId> immediateIds = new ArrayList<>();
 			for (CompletableFuture<TaskId> future : immediate) {
@@ -144,8 +115,8 @@ class OutageBufferIntegrationTests {
 	@Test
 	void tasksSubmittedWhileRedisIsDeadAreStoredWhenItIsRestarted() {
 		String queue = "buffer-killed";
-		RedisProcess server = server();
-		runner("spring.data.redis.timeout=500ms").run((context) -> {
+		RedisProcess server = this.stoppable.server();
+		this.stoppable.runner("spring.data.redis.timeout=500ms").run((context) -> {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
 			List<CompletableFuture<TaskId>> futures = new ArrayList<>();
@@ -171,8 +142,8 @@ class OutageBufferIntegrationTests {
 	@Test
 	void aSubmissionBeyondMaxTasksFailsAtOnceAndTheHeldOnesAreStoredLater() {
 		String queue = "buffer-full";
-		RedisProcess server = server();
-		runner("spring.data.redis.timeout=500ms", "delayed-tasks.producer.outage-buffer.max-tasks=50")
+		RedisProcess server = this.stoppable.server();
+		this.stoppable.runner("spring.data.redis.timeout=500ms", "delayed-tasks.producer.outage-buffer.max-tasks=50")
 			.run((context) -> {
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 				MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -211,67 +182,68 @@ class OutageBufferIntegrationTests {
 	@Test
 	void aHeldTaskFailsWhenMaxWaitIsOverEvenWhileACallWaitsForItsLongerTimeout() {
 		String queue = "buffer-expiry";
-		RedisProcess server = server();
-		runner("spring.data.redis.timeout=6s", "delayed-tasks.producer.outage-buffer.max-wait=1s").run((context) -> {
-			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
-			scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
-			List<CompletableFuture<TaskId>> waiting = new ArrayList<>();
-			signal("STOP", server);
-			try {
-				// The first goes out and waits for the 6 s timeout; the others wait
-				// behind
-				// it.
-				CompletableFuture<TaskId> inFlight = scheduler.scheduleAsync(queue, "first", Duration.ofMinutes(5));
-				long start = System.nanoTime();
-				for (int i = 0; i < 20; i++) {
-					waiting.add(scheduler.submitAsync(TaskRequest.of(queue, "waiting").id("waiting-" + i))
-						.thenApply((result) -> result.id()));
-				}
-				for (CompletableFuture<TaskId> future : waiting) {
+		RedisProcess server = this.stoppable.server();
+		this.stoppable.runner("spring.data.redis.timeout=6s", "delayed-tasks.producer.outage-buffer.max-wait=1s")
+			.run((context) -> {
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
+				List<CompletableFuture<TaskId>> waiting = new ArrayList<>();
+				StoppableRedis.signal("STOP", server);
+				try {
+					// The first goes out and waits for the 6 s timeout; the others wait
+					// behind
+					// it.
+					CompletableFuture<TaskId> inFlight = scheduler.scheduleAsync(queue, "first", Duration.ofMinutes(5));
+					long start = System.nanoTime();
+					for (int i = 0; i < 20; i++) {
+						waiting.add(scheduler.submitAsync(TaskRequest.of(queue, "waiting").id("waiting-" + i))
+							.thenApply((result) -> result.id()));
+					}
+					for (CompletableFuture<TaskId> future : waiting) {
+						assertThatExceptionOfType(ExecutionException.class)
+							.isThrownBy(() -> future.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+							.havingCause()
+							.isInstanceOf(TaskStoreException.class)
+							.withMessageContaining("was not stored")
+							.withMessageContaining("delayed-tasks.producer.outage-buffer.max-wait");
+					}
+					Duration failedAfter = Duration.ofNanos(System.nanoTime() - start);
+					assertThat(failedAfter).isBetween(Duration.ofMillis(900), Duration.ofSeconds(4));
+					assertThat(context.getBean(MeterRegistry.class)
+						.get("delayed.tasks.producer.abandoned")
+						.tag("queue", queue)
+						.counter()
+						.count()).isEqualTo(20);
+					assertThat(inFlight).isNotDone();
+					// Its call times out after 6 s: past its wait, it fails then.
 					assertThatExceptionOfType(ExecutionException.class)
-						.isThrownBy(() -> future.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+						.isThrownBy(() -> inFlight.get(WAIT.toSeconds(), TimeUnit.SECONDS))
 						.havingCause()
-						.isInstanceOf(TaskStoreException.class)
-						.withMessageContaining("was not stored")
-						.withMessageContaining("delayed-tasks.producer.outage-buffer.max-wait");
+						.isInstanceOf(TaskStoreException.class);
 				}
-				Duration failedAfter = Duration.ofNanos(System.nanoTime() - start);
-				assertThat(failedAfter).isBetween(Duration.ofMillis(900), Duration.ofSeconds(4));
-				assertThat(context.getBean(MeterRegistry.class)
-					.get("delayed.tasks.producer.abandoned")
-					.tag("queue", queue)
-					.counter()
-					.count()).isEqualTo(20);
-				assertThat(inFlight).isNotDone();
-				// Its call times out after 6 s: past its wait, it fails then.
-				assertThatExceptionOfType(ExecutionException.class)
-					.isThrownBy(() -> inFlight.get(WAIT.toSeconds(), TimeUnit.SECONDS))
-					.havingCause()
-					.isInstanceOf(TaskStoreException.class);
-			}
-			finally {
-				signal("CONT", server);
-			}
-			// Never sent: not stored once Redis answers again.
-			await().atMost(WAIT)
-				.ignoreExceptions()
-				.untilAsserted(() -> assertThat(scheduler.find(queue, TaskId.of("waiting-0"))).isEmpty());
-			for (int i = 0; i < 20; i++) {
-				assertThat(scheduler.find(queue, TaskId.of("waiting-" + i))).isEmpty();
-			}
-		});
+				finally {
+					StoppableRedis.signal("CONT", server);
+				}
+				// Never sent: not stored once Redis answers again.
+				await().atMost(WAIT)
+					.ignoreExceptions()
+					.untilAsserted(() -> assertThat(scheduler.find(queue, TaskId.of("waiting-0"))).isEmpty());
+				for (int i = 0; i < 20; i++) {
+					assertThat(scheduler.find(queue, TaskId.of("waiting-" + i))).isEmpty();
+				}
+			});
 	}
 
 	@Test
 	void aHeldTaskWhoseCallTimedOutAfterItWasSentIsNotReportedAsNotStored() {
 		String queue = "buffer-uncertain";
-		RedisProcess server = server();
-		runner("spring.data.redis.timeout=300ms", "delayed-tasks.producer.outage-buffer.max-wait=1500ms")
+		RedisProcess server = this.stoppable.server();
+		this.stoppable.runner("spring.data.redis.timeout=300ms", "delayed-tasks.producer.outage-buffer.max-wait=1500ms")
 			.run((context) -> {
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 				scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
 				CompletableFuture<ScheduleResult> sent;
-				signal("STOP", server);
+				StoppableRedis.signal("STOP", server);
 				try {
 					// Sent to a stopped Redis, which runs it when it resumes.
 					sent = scheduler.submitAsync(TaskRequest.of(queue, "sent").id("sent-1"));
@@ -284,7 +256,7 @@ class OutageBufferIntegrationTests {
 						.withMessageNotContaining("was not stored");
 				}
 				finally {
-					signal("CONT", server);
+					StoppableRedis.signal("CONT", server);
 				}
 				await().atMost(WAIT)
 					.ignoreExceptions()
@@ -295,14 +267,14 @@ class OutageBufferIntegrationTests {
 	@Test
 	void aTaskCancelledWhileHeldIsShownAsHeldAndNeverStoredEvenWhenItsCallRunsLater() {
 		String queue = "buffer-cancel";
-		RedisProcess server = server();
-		runner("spring.data.redis.timeout=300ms").run((context) -> {
+		RedisProcess server = this.stoppable.server();
+		this.stoppable.runner("spring.data.redis.timeout=300ms").run((context) -> {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
 			CompletableFuture<ScheduleResult> inFlight;
 			CompletableFuture<ScheduleResult> waiting;
 			CompletableFuture<ScheduleResult> kept;
-			signal("STOP", server);
+			StoppableRedis.signal("STOP", server);
 			try {
 				// Written to the stopped Redis, which runs it when it resumes.
 				inFlight = scheduler.submitAsync(TaskRequest.of(queue, "in-flight").id("in-flight"));
@@ -326,7 +298,7 @@ class OutageBufferIntegrationTests {
 				}
 			}
 			finally {
-				signal("CONT", server);
+				StoppableRedis.signal("CONT", server);
 			}
 			// Created by a retry that timed out in the socket of the stopped Redis, so
 			// perhaps answered EXISTING by the retry after it.
@@ -352,7 +324,7 @@ class OutageBufferIntegrationTests {
 	@Test
 	void stoppingWithHeldTasksGivesThemTheShutdownWaitThenFailsAndReportsEachOne(CapturedOutput output) {
 		String queue = "buffer-shutdown";
-		RedisProcess server = server();
+		RedisProcess server = this.stoppable.server();
 		List<String> abandoned = new CopyOnWriteArrayList<>();
 		DelayedTaskListener listener = new DelayedTaskListener() {
 
@@ -362,14 +334,15 @@ class OutageBufferIntegrationTests {
 			}
 
 		};
-		runner("spring.data.redis.timeout=300ms", "delayed-tasks.producer.outage-buffer.shutdown-wait=1s")
+		this.stoppable
+			.runner("spring.data.redis.timeout=300ms", "delayed-tasks.producer.outage-buffer.shutdown-wait=1s")
 			.withBean(DelayedTaskListener.class, () -> listener)
 			.run((context) -> {
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 				assertThat(context).hasSingleBean(ProducerLifecycle.class);
 				scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
 				List<CompletableFuture<ScheduleResult>> held = new ArrayList<>();
-				signal("STOP", server);
+				StoppableRedis.signal("STOP", server);
 				try {
 					for (int i = 0; i < 3; i++) {
 						held.add(scheduler.submitAsync(TaskRequest.of(queue, "held").id("held-" + i)));
@@ -391,7 +364,7 @@ class OutageBufferIntegrationTests {
 						.contains("held-0, held-1, held-2");
 				}
 				finally {
-					signal("CONT", server);
+					StoppableRedis.signal("CONT", server);
 				}
 			});
 	}
@@ -400,7 +373,7 @@ class OutageBufferIntegrationTests {
 	void stoppingWhileRedisAnswersStoresTheAcceptedTasksFirst() {
 		String queue = "buffer-shutdown-drain";
 		List<CompletableFuture<ScheduleResult>> accepted = new ArrayList<>();
-		runner().run((context) -> {
+		this.stoppable.runner().run((context) -> {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			for (int i = 0; i < 2000; i++) {
 				accepted.add(scheduler.submitAsync(TaskRequest.of(queue, "task").id("drain-" + i)));
@@ -408,14 +381,16 @@ class OutageBufferIntegrationTests {
 			context.close();
 			assertThat(accepted).allMatch((future) -> future.isDone() && !future.isCompletedExceptionally());
 		});
-		runner().run((context) -> assertThat(
-				context.getBean(DelayedTaskScheduler.class).find(queue, TaskId.of("drain-1999")).orElseThrow().state())
-			.isEqualTo(TaskState.READY));
+		this.stoppable.runner()
+			.run((context) -> assertThat(context.getBean(DelayedTaskScheduler.class)
+				.find(queue, TaskId.of("drain-1999"))
+				.orElseThrow()
+				.state()).isEqualTo(TaskState.READY));
 	}
 
 	@Test
 	void aCommandTimeoutNotBelowMaxWaitIsReportedAtStartUp(CapturedOutput output) {
-		runner("delayed-tasks.producer.outage-buffer.max-wait=30s").run((context) -> {
+		this.stoppable.runner("delayed-tasks.producer.outage-buffer.max-wait=30s").run((context) -> {
 			assertThat(context).hasNotFailed();
 			// Lettuce's default command timeout, 60 s.
 			assertThat(output).contains("The outage buffer's max-wait (PT30S) is not longer than the Redis command"
@@ -425,17 +400,10 @@ class OutageBufferIntegrationTests {
 
 	@Test
 	void aCommandTimeoutBelowMaxWaitIsNotReported(CapturedOutput output) {
-		runner("spring.data.redis.timeout=2s").run((context) -> {
+		this.stoppable.runner("spring.data.redis.timeout=2s").run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).doesNotContain("The outage buffer's max-wait");
 		});
-	}
-
-	private static void signal(String signal, RedisProcess server) throws IOException, InterruptedException {
-		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(server.process().pid())).inheritIO()
-			.start();
-		assertThat(kill.waitFor(5, TimeUnit.SECONDS)).isTrue();
-		assertThat(kill.exitValue()).as("kill -" + signal).isZero();
 	}
 
 }

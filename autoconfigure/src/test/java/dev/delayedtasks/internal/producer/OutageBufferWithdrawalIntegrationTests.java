@@ -1,6 +1,5 @@
 package dev.delayedtasks.internal.producer;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,21 +17,12 @@ import dev.delayedtasks.TaskInfo;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.TaskState;
 import dev.delayedtasks.TaskStoreException;
-import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
-import dev.delayedtasks.autoconfigure.DelayedTasksMetricsAutoConfiguration;
-import dev.delayedtasks.autoconfigure.DelayedTasksSnapshotsAutoConfiguration;
 import dev.delayedtasks.test.RedisProcess;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
@@ -50,27 +40,10 @@ class OutageBufferWithdrawalIntegrationTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(30);
 
-	private final TestRedis redis;
+	private final StoppableRedis stoppable;
 
 	OutageBufferWithdrawalIntegrationTests(TestRedis redis) {
-		this.redis = redis;
-	}
-
-	private ApplicationContextRunner runner(String... properties) {
-		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayedTasksAutoConfiguration.class, DelayedTasksSnapshotsAutoConfiguration.class,
-					MetricsAutoConfiguration.class, DelayedTasksMetricsAutoConfiguration.class))
-			.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
-			.withPropertyValues(this.redis.connectionProperties())
-			.withPropertyValues("delayed-tasks.key-prefix=" + this.redis.keyPrefix(),
-					"delayed-tasks.worker.enabled=false", "spring.data.redis.connect-timeout=500ms",
-					"delayed-tasks.producer.outage-buffer.enabled=true")
-			.withPropertyValues(properties);
-	}
-
-	private RedisProcess server() {
-		return (RedisProcess) this.redis.server();
+		this.stoppable = new StoppableRedis(redis);
 	}
 
 	/**
@@ -82,7 +55,7 @@ class OutageBufferWithdrawalIntegrationTests {
 	@Test
 	void stopWithTheFirstCallInFlightMustNotSayWasNotStored(CapturedOutput output) throws Exception {
 		String queue = "wd-stop-inflight";
-		RedisProcess server = server();
+		RedisProcess server = this.stoppable.server();
 		List<TaskStoreException> abandoned = new CopyOnWriteArrayList<>();
 		DelayedTaskListener listener = new DelayedTaskListener() {
 
@@ -93,13 +66,14 @@ class OutageBufferWithdrawalIntegrationTests {
 
 		};
 		CompletableFuture<ScheduleResult>[] sent = new CompletableFuture[1];
-		runner("spring.data.redis.timeout=10s", "delayed-tasks.producer.outage-buffer.max-wait=30s",
-				"delayed-tasks.producer.outage-buffer.shutdown-wait=1s")
+		this.stoppable
+			.runner("spring.data.redis.timeout=10s", "delayed-tasks.producer.outage-buffer.max-wait=30s",
+					"delayed-tasks.producer.outage-buffer.shutdown-wait=1s")
 			.withBean(DelayedTaskListener.class, () -> listener)
 			.run((context) -> {
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 				scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
-				signal("STOP", server);
+				StoppableRedis.signal("STOP", server);
 				try {
 					sent[0] = scheduler
 						.submitAsync(TaskRequest.of(queue, "x").id("inflight-1").delay(Duration.ofMinutes(5)));
@@ -107,7 +81,7 @@ class OutageBufferWithdrawalIntegrationTests {
 					context.close();
 				}
 				finally {
-					signal("CONT", server);
+					StoppableRedis.signal("CONT", server);
 				}
 			});
 		Throwable cause = null;
@@ -119,8 +93,9 @@ class OutageBufferWithdrawalIntegrationTests {
 		}
 		Thread.sleep(1000);
 		Optional<TaskInfo>[] found = new Optional[1];
-		runner().run((context) -> found[0] = context.getBean(DelayedTaskScheduler.class)
-			.find(queue, TaskId.of("inflight-1")));
+		this.stoppable.runner()
+			.run((context) -> found[0] = context.getBean(DelayedTaskScheduler.class)
+				.find(queue, TaskId.of("inflight-1")));
 		assertThat(cause).isInstanceOf(TaskStoreException.class);
 		assertThat(abandoned).singleElement()
 			.satisfies((failure) -> assertThat(failure.getMessage()).contains("may have been stored"));
@@ -138,14 +113,14 @@ class OutageBufferWithdrawalIntegrationTests {
 	@Test
 	void cancelOfAnIdHeldTwiceWithdrawsBoth() throws Exception {
 		String queue = "wd-cancel-twice";
-		RedisProcess server = server();
-		runner("spring.data.redis.timeout=300ms").run((context) -> {
+		RedisProcess server = this.stoppable.server();
+		this.stoppable.runner("spring.data.redis.timeout=300ms").run((context) -> {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
 			CompletableFuture<ScheduleResult> first;
 			CompletableFuture<ScheduleResult> again;
 			boolean cancelled;
-			signal("STOP", server);
+			StoppableRedis.signal("STOP", server);
 			try {
 				first = scheduler.submitAsync(TaskRequest.of(queue, "a").id("dup").delay(Duration.ofMinutes(5)));
 				again = scheduler.submitAsync(TaskRequest.of(queue, "a").id("dup").delay(Duration.ofMinutes(5)));
@@ -156,7 +131,7 @@ class OutageBufferWithdrawalIntegrationTests {
 					.isThrownBy(() -> scheduler.find(queue, TaskId.of("dup")));
 			}
 			finally {
-				signal("CONT", server);
+				StoppableRedis.signal("CONT", server);
 			}
 			await().atMost(WAIT)
 				.untilAsserted(
@@ -177,13 +152,13 @@ class OutageBufferWithdrawalIntegrationTests {
 	@Test
 	void cancelThenResubmitWhileTheFirstIsInFlight() throws Exception {
 		String queue = "wd-cancel-resubmit";
-		RedisProcess server = server();
-		runner("spring.data.redis.timeout=5s").run((context) -> {
+		RedisProcess server = this.stoppable.server();
+		this.stoppable.runner("spring.data.redis.timeout=5s").run((context) -> {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			scheduler.scheduleAsync(queue, "before", Duration.ofMinutes(5)).get(10, TimeUnit.SECONDS);
 			CompletableFuture<ScheduleResult> first;
 			CompletableFuture<ScheduleResult> second;
-			signal("STOP", server);
+			StoppableRedis.signal("STOP", server);
 			try {
 				first = scheduler.submitAsync(TaskRequest.of(queue, "a").id("re").delay(Duration.ofMinutes(5)));
 				Thread.sleep(200);
@@ -192,7 +167,7 @@ class OutageBufferWithdrawalIntegrationTests {
 				assertThat(scheduler.find(queue, TaskId.of("re")).orElseThrow().state()).isEqualTo(TaskState.HELD);
 			}
 			finally {
-				signal("CONT", server);
+				StoppableRedis.signal("CONT", server);
 			}
 			ScheduleResult result = second.get(WAIT.toSeconds(), TimeUnit.SECONDS);
 			await().atMost(WAIT)
@@ -209,13 +184,13 @@ class OutageBufferWithdrawalIntegrationTests {
 	@Test
 	void cancelOfAStoredIdWhileANewSubmissionIsHeld() throws Exception {
 		String queue = "wd-cancel-older";
-		RedisProcess server = server();
-		runner("spring.data.redis.timeout=300ms").run((context) -> {
+		RedisProcess server = this.stoppable.server();
+		this.stoppable.runner("spring.data.redis.timeout=300ms").run((context) -> {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			scheduler.submitAsync(TaskRequest.of(queue, "old").id("older").delay(Duration.ofMinutes(5)))
 				.get(10, TimeUnit.SECONDS);
 			CompletableFuture<ScheduleResult> held;
-			signal("STOP", server);
+			StoppableRedis.signal("STOP", server);
 			try {
 				held = scheduler.submitAsync(TaskRequest.of(queue, "new").id("older").delay(Duration.ofMinutes(5)));
 				Thread.sleep(800);
@@ -223,7 +198,7 @@ class OutageBufferWithdrawalIntegrationTests {
 				assertThat(scheduler.cancel(queue, TaskId.of("older"))).isTrue();
 			}
 			finally {
-				signal("CONT", server);
+				StoppableRedis.signal("CONT", server);
 			}
 			await().atMost(WAIT)
 				.untilAsserted(
@@ -239,8 +214,8 @@ class OutageBufferWithdrawalIntegrationTests {
 	 */
 	@Test
 	void manyQueuesTheBufferStillHoldsTheTask() throws Exception {
-		RedisProcess server = server();
-		runner("spring.data.redis.timeout=300ms", "delayed-tasks.producer.outage-buffer.max-wait=20s")
+		RedisProcess server = this.stoppable.server();
+		this.stoppable.runner("spring.data.redis.timeout=300ms", "delayed-tasks.producer.outage-buffer.max-wait=20s")
 			.run((context) -> {
 				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 				List<CompletableFuture<TaskId>> futures = new ArrayList<>();
@@ -253,7 +228,7 @@ class OutageBufferWithdrawalIntegrationTests {
 				CompletableFuture<ScheduleResult> lastQueue;
 				CompletableFuture<ScheduleResult> firstQueue;
 				Optional<TaskInfo> heldView;
-				signal("STOP", server);
+				StoppableRedis.signal("STOP", server);
 				try {
 					firstQueue = scheduler
 						.submitAsync(TaskRequest.of("wd-q-0", "x").id("in-q0").delay(Duration.ofMinutes(5)));
@@ -270,19 +245,12 @@ class OutageBufferWithdrawalIntegrationTests {
 					heldView = view;
 				}
 				finally {
-					signal("CONT", server);
+					StoppableRedis.signal("CONT", server);
 				}
 				assertThat(firstQueue.isDone()).isFalse();
 				assertThat(lastQueue.isDone()).as("a task of the 1,025th queue is held like the others").isFalse();
 				assertThat(heldView).as("find shows it HELD").isPresent();
 			});
-	}
-
-	private static void signal(String signal, RedisProcess server) throws IOException, InterruptedException {
-		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(server.process().pid())).inheritIO()
-			.start();
-		assertThat(kill.waitFor(5, TimeUnit.SECONDS)).isTrue();
-		assertThat(kill.exitValue()).as("kill -" + signal).isZero();
 	}
 
 }
