@@ -1,9 +1,7 @@
 package dev.delayedtasks.internal.tracking;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,8 +19,6 @@ import dev.delayedtasks.internal.store.script.StoreScripts;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
 
 /**
  * Reads the outcome records that the ending scripts write ({@code includes/outcome.lua})
@@ -68,53 +64,6 @@ public final class OutcomeRecords {
 			throw new TaskStoreException("Redis failed to read the outcome of task " + id + " of queue '" + queue
 					+ "': " + StoreScripts.reason(ex), id, ex);
 		}
-	}
-
-	/**
-	 * The outcome records of several tasks in one round trip: pipelined where the
-	 * connection can pipeline (Lettuce on a standalone or Sentinel Redis), one read after
-	 * another elsewhere (a Redis Cluster, whose pipelines cannot span slots).
-	 * @param tasks the tasks, by queue and id
-	 * @return per task, in order, its outcome, empty when none is kept
-	 * @throws TaskStoreException when Redis fails the reads
-	 */
-	public List<Optional<TaskOutcome>> readAll(List<Map.Entry<String, TaskId>> tasks) {
-		if (tasks.size() == 1 || !canPipeline()) {
-			List<Optional<TaskOutcome>> outcomes = new ArrayList<>(tasks.size());
-			for (Map.Entry<String, TaskId> task : tasks) {
-				outcomes.add(read(task.getKey(), task.getValue()));
-			}
-			return outcomes;
-		}
-		List<Object> replies;
-		try {
-			replies = this.scripts.template().executePipelined((RedisCallback<Object>) (connection) -> {
-				for (Map.Entry<String, TaskId> task : tasks) {
-					connection.hashCommands()
-						.hGetAll(this.settings.keys(task.getKey())
-							.outcome(task.getValue().value())
-							.getBytes(StandardCharsets.UTF_8));
-				}
-				return null;
-			});
-		}
-		catch (DataAccessException ex) {
-			throw new TaskStoreException(
-					"Redis failed to read the outcomes of " + tasks.size() + " tasks (task " + tasks.get(0).getValue()
-							+ " of queue '" + tasks.get(0).getKey() + "' first): " + StoreScripts.reason(ex),
-					tasks.get(0).getValue(), ex);
-		}
-		List<Optional<TaskOutcome>> outcomes = new ArrayList<>(tasks.size());
-		for (int i = 0; i < tasks.size(); i++) {
-			Map<?, ?> fields = (replies.get(i) instanceof Map<?, ?> map) ? map : Map.of();
-			outcomes.add(Optional.ofNullable(parse(tasks.get(i).getKey(), tasks.get(i).getValue(), fields)));
-		}
-		return outcomes;
-	}
-
-	private boolean canPipeline() {
-		return this.scripts.template().getRequiredConnectionFactory() instanceof LettuceConnectionFactory lettuce
-				&& !lettuce.isClusterAware();
 	}
 
 	/**
