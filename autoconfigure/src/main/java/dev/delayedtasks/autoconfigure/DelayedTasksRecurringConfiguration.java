@@ -1,5 +1,7 @@
 package dev.delayedtasks.autoconfigure;
 
+import java.time.Clock;
+
 import dev.delayedtasks.RecurringTasks;
 import dev.delayedtasks.internal.annotation.RecurringAnnotationBeanPostProcessor;
 import dev.delayedtasks.internal.recurring.RecurringDeclarations;
@@ -52,11 +54,12 @@ class DelayedTasksRecurringConfiguration {
 	@ConditionalOnMissingBean(RecurringTasks.class)
 	RedisRecurringTasks delayedTasksRecurringTasks(StoreScripts scripts, StoreSettings settings, PayloadCodec codec,
 			QueueIndex queues, RedisConnectionFactory connectionFactory, DelayedTasksProperties properties,
-			ObjectProvider<RecurringEvents> events) {
+			ObjectProvider<RecurringEvents> events, ObjectProvider<Clock> clock) {
 		// The same max attempts as the queue's other tasks, whichever instance creates
 		// an occurrence.
 		return new RedisRecurringTasks(scripts, settings, codec, queues, new StringRedisTemplate(connectionFactory),
-				(queue) -> properties.retry(queue).maxRetries() + 1, events.getIfUnique(() -> RecurringEvents.NONE));
+				(queue) -> properties.retry(queue).maxRetries() + 1, events.getIfUnique(() -> RecurringEvents.NONE),
+				clock.getIfUnique(Clock::systemUTC));
 	}
 
 	@Bean

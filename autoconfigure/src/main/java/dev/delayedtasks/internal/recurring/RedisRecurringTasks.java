@@ -3,6 +3,7 @@ package dev.delayedtasks.internal.recurring;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
@@ -82,6 +83,8 @@ public final class RedisRecurringTasks implements RecurringTasks, OccurrenceGate
 
 	private final String indexKey;
 
+	private final RedisTime time;
+
 	/**
 	 * Create the schedules' store.
 	 * @param scripts the scripts
@@ -91,10 +94,13 @@ public final class RedisRecurringTasks implements RecurringTasks, OccurrenceGate
 	 * @param redis a string template on the same connection factory
 	 * @param maxAttempts the max attempts of a queue's tasks
 	 * @param events what this instance reports
+	 * @param clock this instance's clock: only a first estimate of Redis's time, which
+	 * decides every tick
 	 */
 	public RedisRecurringTasks(StoreScripts scripts, StoreSettings settings, PayloadCodec codec, QueueIndex queues,
-			StringRedisTemplate redis, ToIntFunction<String> maxAttempts, RecurringEvents events) {
-		this.schedules = new ScheduleScripts(scripts, settings, redis, events);
+			StringRedisTemplate redis, ToIntFunction<String> maxAttempts, RecurringEvents events, Clock clock) {
+		this.time = new RedisTime(clock);
+		this.schedules = new ScheduleScripts(scripts, settings, redis, events, this.time);
 		this.settings = settings;
 		this.codec = codec;
 		this.queues = queues;

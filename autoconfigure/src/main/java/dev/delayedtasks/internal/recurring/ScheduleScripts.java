@@ -50,6 +50,8 @@ final class ScheduleScripts {
 
 	private final RecurringEvents events;
 
+	private final RedisTime time;
+
 	/**
 	 * Run a script of this package.
 	 * @param script the script
@@ -62,11 +64,13 @@ final class ScheduleScripts {
 		return this.scripts.run(script, keys, args, queue, null);
 	}
 
-	ScheduleScripts(StoreScripts scripts, StoreSettings settings, StringRedisTemplate redis, RecurringEvents events) {
+	ScheduleScripts(StoreScripts scripts, StoreSettings settings, StringRedisTemplate redis, RecurringEvents events,
+			RedisTime time) {
 		this.scripts = scripts;
 		this.settings = settings;
 		this.redis = redis;
 		this.events = events;
+		this.time = time;
 	}
 
 	/**
@@ -103,16 +107,19 @@ final class ScheduleScripts {
 				return verdict;
 			}
 			// n = -1: the expression has no further tick; only a start is left to decide.
+			Instant plannedAt = this.time.now(queue);
 			TickPlan plan = "-1".equals(n) ? new TickPlan(0, List.of(), -1)
-					: TickPlan.plan(ticks, "R".equals(n) ? null : Long.valueOf(n), Instant.now(),
+					: TickPlan.plan(ticks, "R".equals(n) ? null : Long.valueOf(n), plannedAt,
 							Duration.ofMillis(parseLong(stored.get("mt"), 60_000)), keepLate(stored),
 							RedisRecurringTasks.LOOKAHEAD);
 			List<String> args = new ArrayList<>(List.of(keys.base(), id, LayoutVersion.CURRENT,
 					Integer.toString(this.settings.fanoutBatch()), stored.get("g"), n,
 					(pending != null) ? pending.toString() : "", Integer.toString(RedisRecurringTasks.LOOKAHEAD),
-					Long.toString(plan.dropped()), Long.toString(plan.nextAfter())));
+					Long.toString(plan.dropped()), Long.toString(plan.nextAfter()),
+					Long.toString(plannedAt.toEpochMilli()), Long.toString(TickPlan.CLOCK_MARGIN.toMillis())));
 			plan.ticks().forEach((tick) -> args.add(tick.toString()));
 			List<Object> reply = this.scripts.run(Script.RECUR_ADVANCE, scriptKeys, args, queue, null);
+			this.time.observe(queue, (Long) reply.get(0));
 			checkLayout(reply, queue);
 			String code = (String) reply.get(1);
 			long created = (Long) reply.get(2);
@@ -138,7 +145,8 @@ final class ScheduleScripts {
 				}
 				default -> {
 					// T: more ticks needed; M or C: another instance advanced or
-					// redefined it
+					// redefined it; K: planned from a time too far from Redis's, planned
+					// again from the time in the reply
 				}
 			}
 		}
@@ -163,7 +171,7 @@ final class ScheduleScripts {
 		}
 		String n = stored.getOrDefault("n", "R");
 		if (next == null && !"-1".equals(n)) {
-			next = "R".equals(n) ? instantMillis(ticks.next(Instant.now())) : Long.valueOf(n);
+			next = "R".equals(n) ? instantMillis(ticks.next(this.time.now(queue))) : Long.valueOf(n);
 		}
 		return Optional.of(new RecurringScheduleInfo(id, queue, ticks.describe(), ticks.zone(),
 				misfire(stored.get("mp")), "S".equals(stored.get("op")) ? OverlapPolicy.SKIP : OverlapPolicy.ALLOW,

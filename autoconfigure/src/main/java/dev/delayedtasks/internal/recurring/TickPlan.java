@@ -12,10 +12,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * The ticks an instance passes to {@code recur_advance}: from the schedule's next
  * uncreated tick up to a few ticks past now. Redis, not this instance's clock, decides
- * which of them are past; so the plan reaches a margin beyond this instance's now on both
- * sides. Ticks far older than any misfire decision (older than now minus the threshold
- * minus the margin) are only counted, except the latest ones a misfire policy may still
- * run, so a schedule that was stopped for a month is caught up in one call.
+ * which of them are past; the plan is made from this instance's estimate of Redis's time
+ * ({@link RedisTime}) and reaches a margin beyond it on both sides, and the script
+ * refuses a plan whose time is further than that margin from its own. Ticks far older
+ * than any misfire decision (older than now minus the threshold minus the margin) are
+ * only counted, except the latest ones a misfire policy may still run, so a schedule that
+ * was stopped for a month is caught up in one call.
  *
  * @param dropped old ticks counted as missed without being listed
  * @param ticks the listed ticks, ascending
@@ -26,8 +28,12 @@ import org.jspecify.annotations.Nullable;
  */
 record TickPlan(long dropped, List<Long> ticks, long nextAfter) {
 
-	/** How far apart Redis's clock and an instance's clock may be. */
-	static final Duration CLOCK_MARGIN = Duration.ofSeconds(60);
+	/**
+	 * How far the time a plan is made from may be from the script's:
+	 * {@code recur_advance} refuses a plan made further off (and replies with its time,
+	 * planned from at once).
+	 */
+	static final Duration CLOCK_MARGIN = Duration.ofSeconds(5);
 
 	/** The most ticks one call lists; the script asks for more when it needs them. */
 	static final int MAX_TICKS = 1000;
@@ -40,7 +46,7 @@ record TickPlan(long dropped, List<Long> ticks, long nextAfter) {
 	 * @param ticks the schedule's ticks
 	 * @param next the schedule's next uncreated tick, or {@code null} after a reset (the
 	 * sequence restarts after now)
-	 * @param now this instance's clock
+	 * @param now the estimate of Redis's time the plan is made from
 	 * @param threshold the schedule's misfire threshold
 	 * @param keepLate how many of the oldest ticks to keep listed so the misfire policy
 	 * can run them

@@ -1,5 +1,6 @@
 package dev.delayedtasks.internal.recurring;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -43,6 +44,15 @@ final class RecurringFixture implements AutoCloseable {
 	final Map<String, AtomicLong> skipped = new ConcurrentHashMap<>();
 
 	RecurringFixture(TestRedis testRedis) {
+		this(testRedis, Clock.systemUTC());
+	}
+
+	/**
+	 * An instance whose clock is the given one.
+	 * @param testRedis the Redis
+	 * @param clock the instance's clock, such as one set ahead of Redis's
+	 */
+	RecurringFixture(TestRedis testRedis, Clock clock) {
 		this.connectionFactory = new LettuceConnectionFactory(
 				LettuceConnectionFactory.createRedisConfiguration(testRedis.uri()));
 		this.connectionFactory.afterPropertiesSet();
@@ -72,7 +82,7 @@ final class RecurringFixture implements AutoCloseable {
 							.incrementAndGet();
 					}
 
-				});
+				}, clock);
 	}
 
 	PartitionKeys keys(String queue) {

@@ -19,10 +19,12 @@
 -- ARGV: 1 base, 2 sid, 3 layout version, 4 fanoutBatch, 5 generation read with n, 6 n as read ('R' after a reset),
 --   7 the tick of the occurrence about to run, or '' (only create), 8 lookahead (future occurrences to keep
 --   created), 9 ticks Java counted as missed without listing them, 10 the tick after the last listed (-1: none),
+--   11 the time Java planned the ticks from (its estimate of this script's now), 12 how far that may be from now (ms),
 --   then the ticks from n on, ascending
 -- Reply: {now, code ('O' done | 'T' done and more ticks needed | 'G' schedule gone | 'C' definition changed | 'M' n
---   moved | 'P' paused), created, missed, verdict ('R' run | 'O' skip: overlap | 'X' skip: missed or superseded |
---   'P' skip: paused) or '', next tick ms or -1}
+--   moved | 'P' paused | 'K' planned from a time too far from now: nothing written, plan again from this now),
+--   created, missed, verdict ('R' run | 'O' skip: overlap | 'X' skip: missed or superseded | 'P' skip: paused) or '',
+--   next tick ms or -1}
 --   or {now, 'LAYOUT', storedVersion} when the stored layout differs (nothing is written)
 -- keys: fixed=7 per-item=0
 redis.replicate_commands()
@@ -34,12 +36,13 @@ local sched, ready, wake, tick, stats, meta, hk = KEYS[1], KEYS[2], KEYS[3], KEY
 local base, sid, layout, fanoutBatch = ARGV[1], ARGV[2], ARGV[3], int(ARGV[4])
 local generation, expectedN, startArg = ARGV[5], ARGV[6], ARGV[7]
 local lookahead, dropped, nextAfter = int(ARGV[8]), int(ARGV[9]), int(ARGV[10])
-if not (#KEYS == 7 and #ARGV >= 10 and fanoutBatch and fanoutBatch >= 1 and lookahead and lookahead >= 1
-    and dropped and nextAfter) then
+local plannedAt, margin = int(ARGV[11]), int(ARGV[12])
+if not (#KEYS == 7 and #ARGV >= 12 and fanoutBatch and fanoutBatch >= 1 and lookahead and lookahead >= 1
+    and dropped and nextAfter and plannedAt and margin and margin >= 0) then
   return redis.error_reply('ERR recur_advance: bad KEYS/ARGV')
 end
 local ticks = {}
-for a = 11, #ARGV do
+for a = 13, #ARGV do
   local t = int(ARGV[a])
   if not t or (#ticks > 0 and t <= ticks[#ticks]) then return redis.error_reply('ERR recur_advance: bad tick') end
   ticks[#ticks + 1] = t
@@ -59,6 +62,9 @@ local d = pread('HMGET', hk, 'g', 'n', 'w', 'ps', 'mp', 'mb', 'mt', 'op', 'ma', 
 if d.err or not d[1] then return {now, 'G', 0, 0, st and 'X' or '', -1} end
 if d[1] ~= generation then return {now, 'C', 0, 0, '', -1} end
 if d[2] ~= expectedN then return {now, 'M', 0, 0, '', -1} end
+-- Which ticks are old enough to be only counted, and where a reset sequence restarts, were planned from the caller's
+-- estimate of this clock: a plan from an instance clock (or an estimate) too far off is refused, never applied.
+if math.abs(plannedAt - now) > margin then return {now, 'K', 0, 0, '', -1} end
 
 local win = {}
 for t in string.gmatch(d[3] or '', '[^,]+') do

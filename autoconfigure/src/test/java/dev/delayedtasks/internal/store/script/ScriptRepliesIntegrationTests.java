@@ -1,5 +1,6 @@
 package dev.delayedtasks.internal.store.script;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -197,7 +198,8 @@ class ScriptRepliesIntegrationTests {
 
 	private void recurringCalls() {
 		RedisRecurringTasks recurring = new RedisRecurringTasks(this.fixture.scripts, this.fixture.settings,
-				this.fixture.codec, this.fixture.queues, this.fixture.redis, (queue) -> 4, RecurringEvents.NONE);
+				this.fixture.codec, this.fixture.queues, this.fixture.redis, (queue) -> 4, RecurringEvents.NONE,
+				Clock.systemUTC());
 		recurring.upsert(RecurringSchedule.fixedRate("every-minute", QUEUE, Duration.ofMinutes(1)));
 		recurring.upsert(RecurringSchedule.fixedRate("every-minute", QUEUE, Duration.ofMinutes(1)));
 		recurring.upsert(RecurringSchedule.fixedRate("every-minute", QUEUE, Duration.ofMinutes(2)));
