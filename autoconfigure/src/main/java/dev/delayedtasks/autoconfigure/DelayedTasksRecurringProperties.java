@@ -9,7 +9,6 @@ import java.util.Set;
 
 import dev.delayedtasks.MisfirePolicy;
 import dev.delayedtasks.OverlapPolicy;
-import dev.delayedtasks.internal.recurring.RecurringDeclarations.Declared;
 import dev.delayedtasks.internal.recurring.ScheduleDeclaration;
 import org.jspecify.annotations.Nullable;
 
@@ -40,7 +39,9 @@ public record DelayedTasksRecurringProperties(@Nullable Map<String, Schedule> re
 	public DelayedTasksRecurringProperties {
 		if (recurring != null) {
 			recurring.forEach((id, schedule) -> {
-				if (schedule.enabled()) {
+				// A schedule without a queue overrides fields of an annotated one: it is
+				// checked once merged, at startup.
+				if (schedule.enabled() && StringUtils.hasText(schedule.queue())) {
 					schedule.declaration(id).toSchedule();
 				}
 			});
@@ -48,16 +49,16 @@ public record DelayedTasksRecurringProperties(@Nullable Map<String, Schedule> re
 	}
 
 	/**
-	 * The enabled schedules.
-	 * @return the schedules
+	 * The enabled schedules, as declared: whole, or overriding fields of an annotated
+	 * schedule with the same id.
+	 * @return the declarations
 	 */
-	List<Declared> declared() {
-		List<Declared> declared = new ArrayList<>();
+	List<ScheduleDeclaration> declared() {
+		List<ScheduleDeclaration> declared = new ArrayList<>();
 		if (this.recurring != null) {
 			this.recurring.forEach((id, schedule) -> {
 				if (schedule.enabled()) {
-					ScheduleDeclaration declaration = schedule.declaration(id);
-					declared.add(new Declared(declaration.toSchedule(), declaration.where()));
+					declared.add(schedule.declaration(id));
 				}
 			});
 		}
@@ -83,9 +84,10 @@ public record DelayedTasksRecurringProperties(@Nullable Map<String, Schedule> re
 	/**
 	 * One recurring schedule.
 	 *
-	 * @param queue Queue the schedule's occurrences go to.
+	 * @param queue Queue the schedule's occurrences go to. May be left out to override
+	 * only some fields of a &#64;Recurring schedule with the same id.
 	 * @param cron Spring cron expression (six fields, seconds first, or a macro such as
-	 * &#64;daily). Exactly one of cron and fixed-rate.
+	 * &#64;daily). Exactly one of cron and fixed-rate (either replaces an annotation's).
 	 * @param fixedRate Rate of the schedule, at least one second; ticks at whole
 	 * multiples of the rate since the epoch.
 	 * @param zone Zone the cron expression is read in, such as Europe/Paris. UTC when
@@ -106,12 +108,7 @@ public record DelayedTasksRecurringProperties(@Nullable Map<String, Schedule> re
 			@Nullable OverlapPolicy overlap) {
 
 		ScheduleDeclaration declaration(String id) {
-			String where = "delayed-tasks.recurring." + id;
-			if (!StringUtils.hasText(this.queue)) {
-				throw new IllegalArgumentException(
-						where + ".queue is missing: name the queue the schedule's " + "occurrences go to");
-			}
-			return new ScheduleDeclaration(where, id, this.queue, this.cron,
+			return new ScheduleDeclaration("delayed-tasks.recurring." + id, id, this.queue, this.cron,
 					(this.fixedRate != null) ? this.fixedRate.toString() : null, this.zone, this.payload,
 					(this.misfire != null) ? this.misfire.name() : null,
 					(this.misfireBound != null) ? this.misfireBound.toString() : null,

@@ -3,7 +3,6 @@ package dev.delayedtasks.internal.annotation;
 import java.lang.reflect.Method;
 import java.util.List;
 
-import dev.delayedtasks.RecurringSchedule;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.annotation.Recurring;
 import dev.delayedtasks.internal.recurring.RecurringDeclarations;
@@ -38,9 +37,9 @@ public final class RecurringAnnotationBeanPostProcessor
 		RecurringDeclarations declarations = beanFactory.getBean(RecurringDeclarations.class);
 		for (Found schedule : schedules) {
 			try {
-				declarations.add(schedule.schedule(), schedule.where());
+				declarations.add(schedule.declaration());
 			}
-			catch (IllegalStateException ex) {
+			catch (IllegalStateException | IllegalArgumentException ex) {
 				throw new BeanInitializationException(ex.getMessage());
 			}
 		}
@@ -59,14 +58,15 @@ public final class RecurringAnnotationBeanPostProcessor
 				resolve(recurring.zone()), resolve(recurring.payload()), resolve(recurring.misfire()),
 				resolve(recurring.misfireBound()), resolve(recurring.misfireThreshold()), resolve(recurring.overlap()));
 		try {
-			return new Found(declaration.toSchedule(), where);
+			declaration.toSchedule();
+			return new Found(declaration);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new BeanInitializationException(ex.getMessage());
 		}
 	}
 
-	record Found(RecurringSchedule schedule, String where) {
+	record Found(ScheduleDeclaration declaration) {
 
 	}
 

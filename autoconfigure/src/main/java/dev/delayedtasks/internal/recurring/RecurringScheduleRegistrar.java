@@ -20,14 +20,14 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Brings the recurring schedules in Redis in line with this application at startup,
  * before its handlers start: upserts every schedule declared with {@code @Recurring} or
- * in {@code delayed-tasks.recurring.*} (properties win over an annotation with the same
- * id, and {@code enabled: false} removes the schedule), reports schedules that were
- * declared once but no longer are, and creates whatever every schedule is missing (the
- * misfire policy applies to ticks missed while no instance ran). Then, as a repair pass
- * only, it does the last step again at a slow interval: occurrences are created ahead of
- * their ticks whenever an occurrence runs, so this pass never decides when one runs; it
- * recreates occurrences lost with Redis data and notices ticks missed while a queue has
- * no running handler.
+ * in {@code delayed-tasks.recurring.*} (properties override the fields they set of an
+ * annotation with the same id, and {@code enabled: false} removes the schedule), reports
+ * schedules that were declared once but no longer are, and creates whatever every
+ * schedule is missing (the misfire policy applies to ticks missed while no instance ran).
+ * Then, as a repair pass only, it does the last step again at a slow interval:
+ * occurrences are created ahead of their ticks whenever an occurrence runs, so this pass
+ * never decides when one runs; it recreates occurrences lost with Redis data and notices
+ * ticks missed while a queue has no running handler.
  *
  * @author delayed-tasks
  * @since 0.2.0
@@ -43,7 +43,7 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 
 	private final RecurringDeclarations annotated;
 
-	private final List<Declared> configured;
+	private final List<ScheduleDeclaration> configured;
 
 	private final Set<String> disabled;
 
@@ -59,14 +59,15 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 	 * Create the registrar.
 	 * @param recurring the schedules' store
 	 * @param annotated the schedules declared with {@code @Recurring}
-	 * @param configured the schedules declared in properties
+	 * @param configured the schedules declared in properties, whole or overriding fields
+	 * of an annotated one with the same id
 	 * @param disabled the ids whose properties say {@code enabled: false}
 	 * @param phase the lifecycle phase: before the handlers'
 	 * @param snapshot the snapshot to keep up to date for health
 	 * @param snapshotInterval how often to refresh it
 	 */
 	public RecurringScheduleRegistrar(RedisRecurringTasks recurring, RecurringDeclarations annotated,
-			List<Declared> configured, Set<String> disabled, int phase, RecurringSnapshot snapshot,
+			List<ScheduleDeclaration> configured, Set<String> disabled, int phase, RecurringSnapshot snapshot,
 			Duration snapshotInterval) {
 		this.recurring = recurring;
 		this.annotated = annotated;
@@ -82,12 +83,10 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 		if (this.repairs != null) {
 			return;
 		}
-		Map<String, Declared> declared = new LinkedHashMap<>();
-		this.annotated.all().forEach((schedule) -> declared.put(schedule.schedule().id(), schedule));
-		this.configured.forEach((schedule) -> declared.put(schedule.schedule().id(), schedule));
-		// Configuration wins over an annotation: enabled=false switches an annotated
-		// schedule off too.
-		this.disabled.forEach(declared::remove);
+		// Configuration wins over an annotation, field by field; enabled=false switches
+		// an annotated schedule off too. A schedule that is invalid once merged fails
+		// startup.
+		Map<String, Declared> declared = this.annotated.resolve(this.configured, this.disabled);
 		Map<String, Declared> unregistered = new LinkedHashMap<>(declared);
 		try {
 			removeDisabled();

@@ -24,7 +24,7 @@ import org.springframework.util.StringUtils;
  * @param where where it was declared, for messages, such as
  * {@code @Recurring on reports#nightly}
  * @param id the schedule id
- * @param queue the queue
+ * @param queue the queue, or empty in properties that override an annotated schedule
  * @param cron the cron expression, or empty
  * @param fixedRate the rate, or empty
  * @param zone the zone id, or empty for UTC
@@ -36,7 +36,7 @@ import org.springframework.util.StringUtils;
  * @author delayed-tasks
  * @since 0.2.0
  */
-public record ScheduleDeclaration(String where, String id, String queue, @Nullable String cron,
+public record ScheduleDeclaration(String where, String id, @Nullable String queue, @Nullable String cron,
 		@Nullable String fixedRate, @Nullable String zone, @Nullable String payload, @Nullable String misfire,
 		@Nullable String misfireBound, @Nullable String misfireThreshold, @Nullable String overlap) {
 
@@ -52,6 +52,11 @@ public record ScheduleDeclaration(String where, String id, String queue, @Nullab
 			RecurringSchedule.checkId(this.id);
 			String said = "Recurring schedule '" + this.id + "': ";
 			RecurringSchedule schedule;
+			if (!StringUtils.hasText(this.queue)) {
+				throw new InvalidTaskRequestException(said + "the queue is missing: name the queue the schedule's "
+						+ "occurrences go to (properties may leave it out only to override fields of a @Recurring "
+						+ "schedule with the same id)");
+			}
 			if (StringUtils.hasText(this.cron) == StringUtils.hasText(this.fixedRate)) {
 				throw new InvalidTaskRequestException(said + "set exactly one of cron and fixed-rate");
 			}
@@ -86,6 +91,26 @@ public record ScheduleDeclaration(String where, String id, String queue, @Nullab
 		catch (InvalidTaskRequestException ex) {
 			throw new IllegalArgumentException(prefix + ex.getMessage());
 		}
+	}
+
+	/**
+	 * This declaration's fields over those of another declaration of the same schedule:
+	 * each field this one sets wins, the others come from the other one. Cron and fixed
+	 * rate go together: setting either replaces the other's timing.
+	 * @param base the declaration overridden, such as a {@code @Recurring} annotation's
+	 * @return the merged declaration, whose messages name both
+	 */
+	public ScheduleDeclaration over(ScheduleDeclaration base) {
+		boolean timing = StringUtils.hasText(this.cron) || StringUtils.hasText(this.fixedRate);
+		return new ScheduleDeclaration(this.where + " over " + base.where, this.id, either(this.queue, base.queue),
+				timing ? this.cron : base.cron, timing ? this.fixedRate : base.fixedRate, either(this.zone, base.zone),
+				either(this.payload, base.payload), either(this.misfire, base.misfire),
+				either(this.misfireBound, base.misfireBound), either(this.misfireThreshold, base.misfireThreshold),
+				either(this.overlap, base.overlap));
+	}
+
+	private static @Nullable String either(@Nullable String value, @Nullable String fallback) {
+		return StringUtils.hasText(value) ? value : fallback;
 	}
 
 	private static Duration duration(String said, String what, String value) {

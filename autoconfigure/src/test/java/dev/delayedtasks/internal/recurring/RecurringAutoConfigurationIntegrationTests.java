@@ -144,6 +144,45 @@ class RecurringAutoConfigurationIntegrationTests {
 	}
 
 	@Test
+	void propertiesOverrideTheFieldsTheySetOfAnAnnotatedScheduleAndKeepTheOthers() {
+		this.runner.withUserConfiguration(AnnotatedHandler.class)
+			.withPropertyValues("delayed-tasks.recurring.ctx-annotated.cron=0 0 3 * * *",
+					"delayed-tasks.recurring.ctx-annotated.zone=Europe/Paris",
+					"delayed-tasks.recurring.ctx-annotated.misfire=run-once")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				RecurringScheduleInfo info = context.getBean(RecurringTasks.class).find("ctx-annotated").orElseThrow();
+				assertThat(info.expression()).as("the cron of the properties replaces the annotation's rate")
+					.isEqualTo("0 0 3 * * *");
+				assertThat(info.zone()).isEqualTo(ZoneId.of("Europe/Paris"));
+				assertThat(info.misfire()).isEqualTo(MisfirePolicy.RUN_ONCE);
+				assertThat(info.queue()).as("from the annotation's handler").isEqualTo("ctx-annotated-queue");
+				assertThat(info.overlap()).as("from the annotation").isEqualTo(OverlapPolicy.SKIP);
+				assertThat(info.nextTick().atZone(ZoneId.of("Europe/Paris")).getHour()).isEqualTo(3);
+				assertThat(info.origin()).isEqualTo("properties");
+				context.getBean(RecurringTasks.class).remove("ctx-annotated");
+			});
+		this.runner.withUserConfiguration(AnnotatedHandler.class)
+			.withPropertyValues("delayed-tasks.recurring.ctx-annotated.payload={\"report\":\"weekly\"}")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				AnnotatedHandler handler = context.getBean(AnnotatedHandler.class);
+				await().atMost(Duration.ofSeconds(10)).until(() -> !handler.payloads.isEmpty());
+				assertThat(handler.payloads).as("the annotation's rate, with the payload of the properties")
+					.containsOnly("{\"report\":\"weekly\"}");
+				assertThat(context.getBean(RecurringTasks.class).find("ctx-annotated").orElseThrow().expression())
+					.isEqualTo("every PT1S");
+				context.getBean(RecurringTasks.class).remove("ctx-annotated");
+			});
+		this.runner.withUserConfiguration(AnnotatedHandler.class)
+			.withPropertyValues("delayed-tasks.recurring.ctx-annotated.zone=Mars/Olympus")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("delayed-tasks.recurring.ctx-annotated over @Recurring on")
+				.hasMessageContaining("zone 'Mars/Olympus' is not a zone id"));
+	}
+
+	@Test
 	void aScheduleThatCannotBeRegisteredDoesNotKeepTheOthersFromRegistering(CapturedOutput output) {
 		this.runner.run((context) -> context.getBean(RecurringTasks.class)
 			.upsert(RecurringSchedule.fixedRate("ctx-moved", "ctx-moved-from", Duration.ofHours(1))));
@@ -224,7 +263,8 @@ class RecurringAutoConfigurationIntegrationTests {
 		this.runner.withPropertyValues("delayed-tasks.recurring.ctx-queue.cron=@daily")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
-				.hasMessageContaining("delayed-tasks.recurring.ctx-queue.queue is missing"));
+				.hasMessageContaining(
+						"delayed-tasks.recurring.ctx-queue: Recurring schedule 'ctx-queue': the queue is missing"));
 	}
 
 	@Configuration(proxyBeanMethods = false)
