@@ -3,6 +3,8 @@ package dev.delayedtasks;
 import java.util.List;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Creates, changes and inspects recurring schedules: cron or fixed-rate schedules whose
  * every tick becomes one ordinary task (an occurrence) of the schedule's queue, created
@@ -57,11 +59,27 @@ public interface RecurringTasks {
 
 	/**
 	 * Every schedule, of every known queue. A schedule whose data cannot be read (corrupt
-	 * data under its key) is left out and logged, not the whole list with it.
+	 * data under its key) is left out and logged, not the whole list with it. Reads each
+	 * schedule with a Redis call of its own: with many schedules, read them a page at a
+	 * time with {@link #list(String, int)}.
 	 * @return the schedules, by id
 	 * @throws TaskStoreException if Redis cannot be reached
 	 */
 	List<RecurringScheduleInfo> list();
+
+	/**
+	 * One page of the schedules, by id: at most {@code limit} of them, from the first id
+	 * after {@code after}. Reads the index of schedule ids and each schedule of the page
+	 * (one Redis call each); a schedule whose data cannot be read is left out and logged.
+	 * @param after the {@link RecurringSchedulePage#next() next} of the previous page, or
+	 * {@code null} for the first page
+	 * @param limit the most schedules on the page, at least 1
+	 * @return the page
+	 * @throws InvalidTaskRequestException if the limit is below 1 or {@code after} is not
+	 * a valid schedule id
+	 * @throws TaskStoreException if Redis cannot be reached
+	 */
+	RecurringSchedulePage list(@Nullable String after, int limit);
 
 	/**
 	 * One schedule.

@@ -35,7 +35,9 @@ import org.springframework.boot.health.contributor.Health;
  * handled here, then up to {@code delayed-tasks.monitoring.max-queues} others, see
  * {@link ReportedQueues}), and count the known queues and those left out. Recurring
  * schedules that found ticks missed recently are listed under
- * {@code recurringMissingTicks}, not DOWN.
+ * {@code recurringMissingTicks}, not DOWN, among those the recurring snapshot reads (the
+ * declared ones, then up to {@code delayed-tasks.monitoring.max-schedules}), with the
+ * count of all and of those left out.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -152,7 +154,9 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 		}
 		if (this.recurring != null) {
 			// Reported, not DOWN: restarting an instance brings no missed tick back.
-			builder.withDetail("recurringMissingTicks", this.recurring.missingTicks());
+			builder.withDetail("recurringMissingTicks", this.recurring.missingTicks())
+				.withDetail("knownRecurringSchedules", this.recurring.known())
+				.withDetail("unreportedRecurringSchedules", this.recurring.unreported());
 		}
 		if (up) {
 			builder.up();

@@ -5,6 +5,7 @@ import java.util.List;
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.RecurringSchedule;
 import dev.delayedtasks.RecurringScheduleInfo;
+import dev.delayedtasks.RecurringSchedulePage;
 import dev.delayedtasks.RecurringTasks;
 import org.jspecify.annotations.Nullable;
 
@@ -17,9 +18,10 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code recurringtasks} Actuator endpoint: every recurring schedule with its
- * expression, zone, next and last tick, last outcome, missed ticks and whether it is
- * paused. Read-only by default, like {@code delayedtasks}; with
+ * The {@code recurringtasks} Actuator endpoint: the recurring schedules, a page at a time
+ * ({@code ?after=<id>&limit=<n>}, at most {@code delayed-tasks.monitoring.max-schedules}
+ * per page), each with its expression, zone, next and last tick, last outcome, missed
+ * ticks and whether it is paused. Read-only by default, like {@code delayedtasks}; with
  * {@code management.endpoint.recurringtasks.access=unrestricted} it can also pause and
  * resume a schedule ({@code POST /actuator/recurringtasks/<id>} with
  * {@code {"action":"pause"}}). Reads come from Redis directly. An unknown schedule
@@ -33,21 +35,33 @@ public class RecurringTasksEndpoint {
 
 	private final RecurringTasks recurring;
 
+	private final int maxSchedules;
+
 	/**
 	 * Create the endpoint.
 	 * @param recurring the schedules
+	 * @param maxSchedules the most schedules on one page
 	 */
-	public RecurringTasksEndpoint(RecurringTasks recurring) {
+	public RecurringTasksEndpoint(RecurringTasks recurring, int maxSchedules) {
 		this.recurring = recurring;
+		this.maxSchedules = maxSchedules;
 	}
 
 	/**
-	 * Every schedule.
-	 * @return the schedules
+	 * One page of the schedules, by id.
+	 * @param after the {@code next} of the previous page, or {@code null} for the first
+	 * @param limit the most schedules on the page, or {@code null} for the most there may
+	 * be ({@code delayed-tasks.monitoring.max-schedules}, which also caps a larger limit)
+	 * @return the page
 	 */
 	@ReadOperation
-	public SchedulesDescriptor schedules() {
-		return new SchedulesDescriptor(this.recurring.list());
+	public SchedulesDescriptor schedules(@Nullable String after, @Nullable Integer limit) {
+		if (limit != null && limit < 1) {
+			throw new InvalidEndpointRequestException("Invalid limit " + limit, "limit must be at least 1");
+		}
+		int size = (limit != null) ? Math.min(limit, this.maxSchedules) : this.maxSchedules;
+		RecurringSchedulePage page = this.recurring.list((after != null) ? checkId(after) : null, size);
+		return new SchedulesDescriptor(page.schedules(), page.next(), page.total());
 	}
 
 	/**
@@ -88,11 +102,14 @@ public class RecurringTasksEndpoint {
 	}
 
 	/**
-	 * The schedules.
+	 * One page of the schedules.
 	 *
-	 * @param schedules every schedule, by id
+	 * @param schedules the page's schedules, by id
+	 * @param next the {@code after} of the next page, or {@code null} on the last page
+	 * @param total how many schedules there are
 	 */
-	public record SchedulesDescriptor(List<RecurringScheduleInfo> schedules) implements OperationResponseBody {
+	public record SchedulesDescriptor(List<RecurringScheduleInfo> schedules, @Nullable String next,
+			long total) implements OperationResponseBody {
 
 	}
 

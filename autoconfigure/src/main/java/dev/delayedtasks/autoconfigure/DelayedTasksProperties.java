@@ -536,12 +536,17 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * not listed.
 	 * @param queueIndexWarnThreshold Size of the index of known queues above which a
 	 * warning is logged, once each time the index grows past it.
+	 * @param maxSchedules Most recurring schedules that the health details read (those
+	 * this application declares always, even beyond it; then the others by id) and the
+	 * most that one page of the recurringtasks endpoint lists.
 	 */
-	public record Monitoring(@DefaultValue("100") int maxQueues, @DefaultValue("1000") int queueIndexWarnThreshold) {
+	public record Monitoring(@DefaultValue("100") int maxQueues, @DefaultValue("1000") int queueIndexWarnThreshold,
+			@DefaultValue("100") int maxSchedules) {
 
 		void check(PropertyChecks checks) {
 			checks.atLeast("max-queues", this.maxQueues, 1);
 			checks.atLeast("queue-index-warn-threshold", this.queueIndexWarnThreshold, 1);
+			checks.atLeast("max-schedules", this.maxSchedules, 1);
 		}
 
 	}

@@ -77,7 +77,8 @@ class DelayedTasksRecurringConfiguration {
 		// Before the handlers: an occurrence is never run before its schedule is
 		// upserted.
 		return new RecurringScheduleRegistrar(recurring, declarations, properties.declared(), properties.disabled(),
-				DelayedTaskHandlerRegistry.PHASE - 1, snapshot, delayedTasks.snapshotInterval());
+				DelayedTaskHandlerRegistry.PHASE - 1, snapshot, delayedTasks.snapshotInterval(),
+				delayedTasks.monitoring().maxSchedules());
 	}
 
 }

@@ -26,8 +26,8 @@ public final class DelayedTasksRecurringEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RecurringTasksEndpoint recurringTasksEndpoint(RecurringTasks recurring) {
-		return new RecurringTasksEndpoint(recurring);
+	RecurringTasksEndpoint recurringTasksEndpoint(RecurringTasks recurring, DelayedTasksProperties properties) {
+		return new RecurringTasksEndpoint(recurring, properties.monitoring().maxSchedules());
 	}
 
 	@Bean

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -53,6 +54,10 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 
 	private final Duration snapshotInterval;
 
+	private final int maxSchedules;
+
+	private volatile Set<String> declaredIds = Set.of();
+
 	private @Nullable ScheduledExecutorService repairs;
 
 	/**
@@ -65,10 +70,12 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 	 * @param phase the lifecycle phase: before the handlers'
 	 * @param snapshot the snapshot to keep up to date for health
 	 * @param snapshotInterval how often to refresh it
+	 * @param maxSchedules the most schedules the snapshot reads: those this application
+	 * declares always, then the others by id
 	 */
 	public RecurringScheduleRegistrar(RedisRecurringTasks recurring, RecurringDeclarations annotated,
 			List<ScheduleDeclaration> configured, Set<String> disabled, int phase, RecurringSnapshot snapshot,
-			Duration snapshotInterval) {
+			Duration snapshotInterval, int maxSchedules) {
 		this.recurring = recurring;
 		this.annotated = annotated;
 		this.configured = configured;
@@ -76,6 +83,7 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 		this.phase = phase;
 		this.snapshot = snapshot;
 		this.snapshotInterval = snapshotInterval;
+		this.maxSchedules = maxSchedules;
 	}
 
 	@Override
@@ -87,6 +95,7 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 		// an annotated schedule off too. A schedule that is invalid once merged fails
 		// startup.
 		Map<String, Declared> declared = this.annotated.resolve(this.configured, this.disabled);
+		this.declaredIds = Set.copyOf(declared.keySet());
 		Map<String, Declared> unregistered = new LinkedHashMap<>(declared);
 		try {
 			removeDisabled();
@@ -112,11 +121,35 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 
 	private void refreshSnapshot() {
 		try {
-			this.snapshot.update(this.recurring.list());
+			Map<String, String> index = this.recurring.ids();
+			this.snapshot.update(this.recurring.read(reported(index)), index.size(), this.recurring::redisTime);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not read the recurring schedules: " + ex.getMessage());
 		}
+	}
+
+	/**
+	 * The schedules the snapshot reads, the same on every refresh and every instance of
+	 * this application: those it declares (always: its own configuration fixes their
+	 * number), then the others by id up to the limit.
+	 * @param index every schedule id, with its queue
+	 * @return the schedules to read, id to queue
+	 */
+	private Map<String, String> reported(Map<String, String> index) {
+		Map<String, String> reported = new LinkedHashMap<>();
+		new TreeMap<>(index).forEach((id, queue) -> {
+			if (this.declaredIds.contains(id)) {
+				reported.put(id, queue);
+			}
+		});
+		for (Map.Entry<String, String> schedule : new TreeMap<>(index).entrySet()) {
+			if (reported.size() >= this.maxSchedules) {
+				break;
+			}
+			reported.putIfAbsent(schedule.getKey(), schedule.getValue());
+		}
+		return reported;
 	}
 
 	private void removeDisabled() {

@@ -4,13 +4,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 import dev.delayedtasks.RecurringScheduleInfo;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The recurring schedules as last read from Redis in the background, so the health
- * indicator never calls Redis: which schedules exist and which are missing ticks.
+ * indicator never calls Redis: which schedules exist and which are missing ticks. It
+ * holds at most {@code delayed-tasks.monitoring.max-schedules} of them (those this
+ * application declares always), and counts the others.
  *
  * @author delayed-tasks
  * @since 0.2.0
@@ -19,9 +22,7 @@ public final class RecurringSnapshot {
 
 	private final Duration missingWindow;
 
-	private volatile List<RecurringScheduleInfo> schedules = List.of();
-
-	private volatile @Nullable Instant refreshedAt;
+	private volatile Reading reading = new Reading(List.of(), 0, List.of(), null);
 
 	/**
 	 * Create an empty snapshot.
@@ -35,10 +36,20 @@ public final class RecurringSnapshot {
 	/**
 	 * Replace the snapshot.
 	 * @param schedules the schedules just read
+	 * @param known how many schedules there are, read or not
+	 * @param redisTime Redis's time for a queue: a missed tick's time is Redis's, so
+	 * "recently" is measured on that clock, not this instance's
 	 */
-	void update(List<RecurringScheduleInfo> schedules) {
-		this.schedules = List.copyOf(schedules);
-		this.refreshedAt = Instant.now();
+	void update(List<RecurringScheduleInfo> schedules, long known, Function<String, Instant> redisTime) {
+		List<String> missing = new ArrayList<>();
+		for (RecurringScheduleInfo schedule : schedules) {
+			Instant lastMissed = schedule.lastMissedAt();
+			if (!schedule.paused() && lastMissed != null
+					&& lastMissed.isAfter(redisTime.apply(schedule.queue()).minus(this.missingWindow))) {
+				missing.add(schedule.id());
+			}
+		}
+		this.reading = new Reading(List.copyOf(schedules), known, List.copyOf(missing), Instant.now());
 	}
 
 	/**
@@ -46,7 +57,24 @@ public final class RecurringSnapshot {
 	 * @return the schedules of the last refresh
 	 */
 	public List<RecurringScheduleInfo> schedules() {
-		return this.schedules;
+		return this.reading.schedules;
+	}
+
+	/**
+	 * How many schedules there were at the last refresh, those left out included.
+	 * @return the count
+	 */
+	public long known() {
+		return this.reading.known;
+	}
+
+	/**
+	 * How many schedules the last refresh left out (beyond the limit, or unreadable).
+	 * @return the count
+	 */
+	public long unreported() {
+		Reading current = this.reading;
+		return Math.max(0, current.known - current.schedules.size());
 	}
 
 	/**
@@ -54,27 +82,20 @@ public final class RecurringSnapshot {
 	 * @return the time, or {@code null} before the first refresh
 	 */
 	public @Nullable Instant refreshedAt() {
-		return this.refreshedAt;
+		return this.reading.refreshedAt;
 	}
 
 	/**
-	 * The schedules that found ticks missed recently (not paused).
+	 * The schedules that found ticks missed recently (not paused), by Redis's time at the
+	 * last refresh.
 	 * @return their ids
 	 */
 	public List<String> missingTicks() {
-		Instant refreshed = this.refreshedAt;
-		List<String> missing = new ArrayList<>();
-		if (refreshed == null) {
-			return missing;
-		}
-		Instant since = refreshed.minus(this.missingWindow);
-		for (RecurringScheduleInfo schedule : this.schedules) {
-			Instant lastMissed = schedule.lastMissedAt();
-			if (!schedule.paused() && lastMissed != null && lastMissed.isAfter(since)) {
-				missing.add(schedule.id());
-			}
-		}
-		return missing;
+		return this.reading.missing;
+	}
+
+	private record Reading(List<RecurringScheduleInfo> schedules, long known, List<String> missing,
+			@Nullable Instant refreshedAt) {
 	}
 
 }

@@ -4,12 +4,15 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.ToIntFunction;
 
 import dev.delayedtasks.DelayedTaskException;
@@ -18,6 +21,7 @@ import dev.delayedtasks.MisfirePolicy;
 import dev.delayedtasks.OverlapPolicy;
 import dev.delayedtasks.RecurringSchedule;
 import dev.delayedtasks.RecurringScheduleInfo;
+import dev.delayedtasks.RecurringSchedulePage;
 import dev.delayedtasks.RecurringTasks;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.internal.store.LayoutVersion;
@@ -185,23 +189,57 @@ public final class RedisRecurringTasks implements RecurringTasks, OccurrenceGate
 
 	@Override
 	public List<RecurringScheduleInfo> list() {
-		Map<String, String> index = this.schedules
-			.read(() -> this.redis.<String, String>opsForHash().entries(this.indexKey), "*", null);
-		List<RecurringScheduleInfo> schedules = new ArrayList<>();
-		index.forEach((id, queue) -> {
+		return read(new TreeMap<>(ids()));
+	}
+
+	@Override
+	public RecurringSchedulePage list(@Nullable String after, int limit) {
+		if (limit < 1) {
+			throw new InvalidTaskRequestException(
+					"A page of recurring schedules holds at least 1 schedule, not " + limit);
+		}
+		NavigableMap<String, String> index = new TreeMap<>(ids());
+		NavigableMap<String, String> rest = (after != null) ? index.tailMap(RecurringSchedule.checkId(after), false)
+				: index;
+		Map<String, String> page = new LinkedHashMap<>();
+		for (Map.Entry<String, String> schedule : rest.entrySet()) {
+			if (page.size() == limit) {
+				break;
+			}
+			page.put(schedule.getKey(), schedule.getValue());
+		}
+		String next = (rest.size() > page.size()) ? List.copyOf(page.keySet()).get(page.size() - 1) : null;
+		return new RecurringSchedulePage(read(page), next, index.size());
+	}
+
+	/**
+	 * Read schedules, each with a call of its own. One that cannot be read (corrupt data
+	 * under its key) is left out and logged, not the others with it: the endpoint and
+	 * health go on showing them.
+	 * @param schedules schedule id to queue, in the order to return them
+	 * @return the schedules read
+	 */
+	List<RecurringScheduleInfo> read(Map<String, String> schedules) {
+		List<RecurringScheduleInfo> read = new ArrayList<>();
+		schedules.forEach((id, queue) -> {
 			try {
-				this.schedules.find(queue, id).ifPresent(schedules::add);
+				this.schedules.find(queue, id).ifPresent(read::add);
 			}
 			catch (RuntimeException ex) {
-				// One schedule that cannot be read (corrupt data under its key) is left
-				// out, not every schedule with it: the endpoint and health go on showing
-				// the others.
 				logger.warn("Could not read recurring schedule '" + id + "' of queue '" + queue + "'; it is left out of"
 						+ " the list: " + ex.getMessage());
 			}
 		});
-		schedules.sort(Comparator.comparing(RecurringScheduleInfo::id));
-		return schedules;
+		return read;
+	}
+
+	/**
+	 * This instance's estimate of the scripts' time for a queue.
+	 * @param queue the queue
+	 * @return the estimate
+	 */
+	Instant redisTime(String queue) {
+		return this.time.now(queue);
 	}
 
 	@Override

@@ -2,6 +2,7 @@ package dev.delayedtasks.internal.recurring;
 
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -95,7 +96,7 @@ class RecurringAutoConfigurationIntegrationTests {
 				.counter()
 				.count()).isGreaterThanOrEqualTo(3);
 			RecurringTasksEndpoint endpoint = context.getBean(RecurringTasksEndpoint.class);
-			assertThat(endpoint.schedules().schedules()).extracting(RecurringScheduleInfo::id)
+			assertThat(endpoint.schedules(null, null).schedules()).extracting(RecurringScheduleInfo::id)
 				.contains("ctx-annotated");
 			assertThat(endpoint.scheduleAction("ctx-annotated", "pause").paused()).isTrue();
 			int ran = handler.ticks.size();
@@ -180,6 +181,52 @@ class RecurringAutoConfigurationIntegrationTests {
 				.rootCause()
 				.hasMessageContaining("delayed-tasks.recurring.ctx-annotated over @Recurring on")
 				.hasMessageContaining("zone 'Mars/Olympus' is not a zone id"));
+	}
+
+	@Test
+	void theHealthSnapshotAndTheEndpointReadAtMostMaxSchedulesDeclaredOnesFirst() {
+		this.runner.withUserConfiguration(AnnotatedHandler.class)
+			.withPropertyValues("delayed-tasks.monitoring.max-schedules=2", "test.rate=1h")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				RecurringTasks recurring = context.getBean(RecurringTasks.class);
+				for (int i = 0; i < 5; i++) {
+					recurring
+						.upsert(RecurringSchedule.fixedRate("ctx-page-" + i, "ctx-page-queue", Duration.ofHours(1)));
+				}
+				List<String> all = recurring.list().stream().map(RecurringScheduleInfo::id).toList();
+				assertThat(all).hasSizeGreaterThanOrEqualTo(6);
+				RecurringSnapshot snapshot = context.getBean(RecurringSnapshot.class);
+				await().atMost(Duration.ofSeconds(5)).until(() -> snapshot.known() == all.size());
+				assertThat(snapshot.schedules()).extracting(RecurringScheduleInfo::id)
+					.as("the declared schedule, then the first other by id")
+					.containsExactly("ctx-annotated",
+							all.stream().filter((id) -> !id.equals("ctx-annotated")).findFirst().orElseThrow());
+				assertThat(snapshot.unreported()).isEqualTo(all.size() - 2);
+				Map<String, Object> details = context.getBean(DelayedTasksHealthIndicator.class)
+					.health(true)
+					.getDetails();
+				assertThat(details).containsEntry("knownRecurringSchedules", (long) all.size())
+					.containsEntry("unreportedRecurringSchedules", (long) all.size() - 2);
+				RecurringTasksEndpoint endpoint = context.getBean(RecurringTasksEndpoint.class);
+				List<String> paged = new ArrayList<>();
+				String after = null;
+				do {
+					RecurringTasksEndpoint.SchedulesDescriptor page = endpoint.schedules(after, 10);
+					assertThat(page.schedules()).as("a limit above max-schedules is capped")
+						.hasSizeLessThanOrEqualTo(2);
+					assertThat(page.total()).isEqualTo(all.size());
+					page.schedules().forEach((schedule) -> paged.add(schedule.id()));
+					after = page.next();
+				}
+				while (after != null);
+				assertThat(paged).as("every schedule once, by id").isEqualTo(all);
+				assertThat(endpoint.schedules(null, 1).schedules()).hasSize(1);
+				for (int i = 0; i < 5; i++) {
+					recurring.remove("ctx-page-" + i);
+				}
+				recurring.remove("ctx-annotated");
+			});
 	}
 
 	@Test

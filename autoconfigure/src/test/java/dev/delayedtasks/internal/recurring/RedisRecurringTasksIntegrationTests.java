@@ -17,6 +17,7 @@ import dev.delayedtasks.MisfirePolicy;
 import dev.delayedtasks.OverlapPolicy;
 import dev.delayedtasks.RecurringSchedule;
 import dev.delayedtasks.RecurringScheduleInfo;
+import dev.delayedtasks.RecurringSchedulePage;
 import dev.delayedtasks.internal.store.ClaimBatch;
 import dev.delayedtasks.internal.store.ClaimedTask;
 import dev.delayedtasks.internal.store.Lease;
@@ -232,6 +233,35 @@ class RedisRecurringTasksIntegrationTests {
 		assertThat(this.one.occurrences("unrun-queue", "unrun")).as("occurrences kept").hasSizeLessThanOrEqualTo(4);
 		assertThat(this.one.recurring.find("unrun").orElseThrow().missedTicks()).isGreaterThanOrEqualTo(3);
 		this.one.recurring.remove("unrun");
+	}
+
+	@Test
+	void pagesOfSchedulesListEveryScheduleOnceById() {
+		for (String id : List.of("pg-c", "pg-a", "pg-e", "pg-b", "pg-d")) {
+			this.one.recurring.upsert(RecurringSchedule.fixedRate(id, QUEUE, Duration.ofHours(1)));
+		}
+		List<String> all = this.one.recurring.list().stream().map(RecurringScheduleInfo::id).toList();
+		assertThat(all).isSorted().contains("pg-a", "pg-b", "pg-c", "pg-d", "pg-e");
+		List<String> paged = new ArrayList<>();
+		String after = null;
+		do {
+			RecurringSchedulePage page = this.one.recurring.list(after, 2);
+			assertThat(page.schedules()).hasSizeLessThanOrEqualTo(2);
+			assertThat(page.total()).as("unreadable ones included").isEqualTo(this.one.recurring.ids().size());
+			page.schedules().forEach((schedule) -> paged.add(schedule.id()));
+			after = page.next();
+		}
+		while (after != null);
+		assertThat(paged).as("every readable schedule once, by id").isEqualTo(all);
+		RecurringSchedulePage pg = this.one.recurring.list("pg-b", 2);
+		assertThat(pg.schedules()).extracting(RecurringScheduleInfo::id).containsExactly("pg-c", "pg-d");
+		RecurringSchedulePage last = this.one.recurring.list(all.get(all.size() - 2), 2);
+		assertThat(last.schedules()).hasSize(1);
+		assertThat(last.next()).isNull();
+		assertThatExceptionOfType(InvalidTaskRequestException.class).isThrownBy(() -> this.one.recurring.list(null, 0))
+			.withMessageContaining("at least 1");
+		assertThatExceptionOfType(InvalidTaskRequestException.class)
+			.isThrownBy(() -> this.one.recurring.list("not an id", 2));
 	}
 
 	@Test
