@@ -37,7 +37,7 @@ public final class RecurringSnapshot {
 	 * Replace the snapshot.
 	 * @param schedules the schedules just read
 	 * @param known how many schedules there are, read or not
-	 * @param redisTime Redis's time for a queue: a missed tick's time is Redis's, so
+	 * @param redisTime the time of Redis for a queue: a missed tick's time is Redis's, so
 	 * "recently" is measured on that clock, not this instance's
 	 */
 	void update(List<RecurringScheduleInfo> schedules, long known, Function<String, Instant> redisTime) {
