@@ -12,10 +12,10 @@ import org.springframework.scheduling.support.CronExpression;
 
 /**
  * The ticks of a schedule: the instants a cron expression matches in its zone (Spring's
- * {@link CronExpression}, so a time skipped by a daylight-saving transition moves to the
- * first valid time after it, and a repeated hour fires once), or the whole multiples of a
- * fixed rate since the epoch. Computed in Java on every instance alike; Redis only
- * decides which ticks are past.
+ * {@link CronExpression}, so a time skipped by a spring-forward transition does not fire
+ * that day, and a time repeated by a fall-back transition fires at both instants), or the
+ * whole multiples of a fixed rate since the epoch. Computed in Java on every instance
+ * alike; Redis only decides which ticks are past.
  *
  * @author delayed-tasks
  * @since 0.2.0

@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import dev.delayedtasks.DelayedTaskException;
+import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.MisfirePolicy;
 import dev.delayedtasks.OverlapPolicy;
@@ -23,6 +24,7 @@ import dev.delayedtasks.internal.store.ClaimedTask;
 import dev.delayedtasks.internal.store.Lease;
 import dev.delayedtasks.internal.store.PartitionKeys;
 import dev.delayedtasks.internal.store.RedisTaskStore;
+import dev.delayedtasks.internal.store.TaskFailure;
 import dev.delayedtasks.internal.store.script.StoreScripts;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
@@ -191,6 +193,38 @@ class RedisRecurringTasksIntegrationTests {
 		this.one.redis.delete(this.one.keys(QUEUE).task("overlap:" + ticks.get(0)));
 		long third = this.one.occurrences(QUEUE, "overlap").lastKey();
 		assertThat(this.one.recurring.admit(RecurringFixture.occurrence(QUEUE, "overlap", third))).isTrue();
+	}
+
+	@Test
+	void overlapSkipSkipsATickWhileThePreviousOccurrenceWaitsForARetryOrARerunAfterACrash() {
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("unfinished", "unfinished-queue", Duration.ofSeconds(1))
+			.overlap(OverlapPolicy.SKIP));
+		RedisTaskStore store = new RedisTaskStore(new StoreScripts(this.one.redis), this.one.settings);
+		ClaimedTask claimed = await().atMost(Duration.ofSeconds(5)).until(() -> {
+			ClaimBatch batch = store.claim("unfinished-queue", 1, "n-" + System.nanoTime());
+			return batch.tasks().isEmpty() ? null : batch.tasks().get(0);
+		}, (task) -> task != null);
+		long tick = Long.parseLong(claimed.id().value().substring("unfinished:".length()));
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence("unfinished-queue", "unfinished", tick)))
+			.isTrue();
+		// Its handler failed: it waits for a retry an hour away, unfinished.
+		store.fail("unfinished-queue", new Lease(claimed.id(), claimed.token(), null), new TaskFailure(
+				Duration.ofHours(1), FailureReason.FAILED, "java.lang.IllegalStateException", "boom", ""));
+		assertThat(this.one.occurrences("unfinished-queue", "unfinished")).containsEntry(tick, "S");
+		long next = tick + 1000;
+		await().atMost(Duration.ofSeconds(5)).until(() -> System.currentTimeMillis() > next + 100);
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence("unfinished-queue", "unfinished", next)))
+			.as("the next tick, while the previous occurrence waits for its retry")
+			.isFalse();
+		assertThat(this.one.skipped.get("overlap")).hasValue(1);
+		// Recovered after a crash: ready to run again, still unfinished.
+		this.one.redis.opsForHash().put(this.one.keys("unfinished-queue").task(claimed.id().value()), "s", "R");
+		long after = next + 1000;
+		await().atMost(Duration.ofSeconds(5)).until(() -> System.currentTimeMillis() > after + 100);
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence("unfinished-queue", "unfinished", after)))
+			.isFalse();
+		assertThat(this.one.skipped.get("overlap")).hasValue(2);
+		this.one.recurring.remove("unfinished");
 	}
 
 	@Test

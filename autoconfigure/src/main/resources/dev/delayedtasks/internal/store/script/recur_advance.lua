@@ -214,8 +214,13 @@ if st then
     end
   else
     table.remove(keep, j)
-    local previous = lastRun and lastRun ~= tostring(st) and pread('HGET', base .. 't:' .. sid .. ':' .. lastRun, 's')
-    if overlap == 'S' and previous == 'A' then
+    -- The previous occurrence has not finished while it runs, and while it waits for a retry or to run again after
+    -- a crash (scheduled or ready once admitted): its next run would overlap this one.
+    local previous = lastRun and lastRun ~= tostring(st)
+      and pread('HMGET', base .. 't:' .. sid .. ':' .. lastRun, 's', 'ad')
+    local unfinished = previous and not previous.err
+      and (previous[1] == 'A' or ((previous[1] == 'S' or previous[1] == 'R') and previous[2] == '1'))
+    if overlap == 'S' and unfinished then
       verdict = 'O'
       redis.call('HINCRBY', hk, 'co', 1)
     else
