@@ -5,6 +5,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.IntStream;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a {@link Recording} shows, computed the same way for every workload by the
  * {@link RunAnalyzer}.
@@ -24,12 +26,24 @@ import java.util.stream.IntStream;
  * @param runMicros handler entry times of every run, sorted
  * @param dueMs due time of every run, Redis time, in recording order
  * @param startedMs start time of every run, Redis time, in the order of {@code dueMs}
+ * @param costs what the round cost, or {@code null} when not measured
  * @author delayed-tasks
  * @since 0.1.0
  */
 record Analysis(int expected, int runs, int early, int lost, int dup, long[] latenessMs, double[] localLatenessMs,
-		long[] retryDelaysMs, long startMicros, long[] enqueueMicros, long[] runMicros, long[] dueMs,
-		long[] startedMs) {
+		long[] retryDelaysMs, long startMicros, long[] enqueueMicros, long[] runMicros, long[] dueMs, long[] startedMs,
+		@Nullable Costs costs) {
+
+	/**
+	 * A copy with the round's costs.
+	 * @param measured the costs
+	 * @return the copy
+	 */
+	Analysis withCosts(Costs measured) {
+		return new Analysis(this.expected, this.runs, this.early, this.lost, this.dup, this.latenessMs,
+				this.localLatenessMs, this.retryDelaysMs, this.startMicros, this.enqueueMicros, this.runMicros,
+				this.dueMs, this.startedMs, measured);
+	}
 
 	/**
 	 * The nearest-rank percentile of a sorted array.
@@ -123,6 +137,9 @@ record Analysis(int expected, int runs, int early, int lost, int dup, long[] lat
 		fields.put("p999_ms", percentile(this.latenessMs, 0.999));
 		fields.put("max_ms", percentile(this.latenessMs, 1.0));
 		fields.put("local_p99_ms", String.format(Locale.ROOT, "%.1f", percentile(this.localLatenessMs, 0.99)));
+		if (this.costs != null) {
+			fields.putAll(this.costs.fields());
+		}
 		fields.put("early", this.early);
 		fields.put("lost", this.lost);
 		fields.put("dup", this.dup);

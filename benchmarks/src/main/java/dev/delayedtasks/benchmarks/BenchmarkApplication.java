@@ -3,6 +3,8 @@ package dev.delayedtasks.benchmarks;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
+import org.springframework.context.annotation.Bean;
 
 /**
  * The benchmarks' entry point: runs the workloads named by {@code --workload} against
@@ -16,6 +18,16 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 @SpringBootApplication
 @EnableConfigurationProperties(BenchmarkProperties.class)
 public class BenchmarkApplication {
+
+	@Bean
+	RedisCallCounter redisCallCounter() {
+		return new RedisCallCounter();
+	}
+
+	@Bean
+	ClientResourcesBuilderCustomizer redisCallCounting(RedisCallCounter counter) {
+		return (resources) -> resources.commandLatencyRecorder(counter);
+	}
 
 	/**
 	 * Run the benchmarks.

@@ -79,6 +79,17 @@ class RedisProbe {
 	}
 
 	/**
+	 * The CPU time Redis used so far, user and system, from {@code INFO cpu}.
+	 * @return microseconds
+	 */
+	long cpuMicros() {
+		Properties cpu = info("cpu");
+		double seconds = Double.parseDouble(cpu.getProperty("used_cpu_user", "0"))
+				+ Double.parseDouble(cpu.getProperty("used_cpu_sys", "0"));
+		return Math.round(seconds * 1e6);
+	}
+
+	/**
 	 * {@code MEMORY USAGE key SAMPLES 0}: every element counted.
 	 * @param key the key
 	 * @return bytes, 0 when the key does not exist

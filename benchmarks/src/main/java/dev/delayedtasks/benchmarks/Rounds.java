@@ -34,11 +34,15 @@ class Rounds {
 
 	private final RunAnalyzer analyzer;
 
-	Rounds(DelayedTaskHandlerRegistry handlers, TaskRecorder recorder, RedisProbe redis, RunAnalyzer analyzer) {
+	private final CostMeter costs;
+
+	Rounds(DelayedTaskHandlerRegistry handlers, TaskRecorder recorder, RedisProbe redis, RunAnalyzer analyzer,
+			CostMeter costs) {
 		this.handlers = handlers;
 		this.recorder = recorder;
 		this.redis = redis;
 		this.analyzer = analyzer;
+		this.costs = costs;
 	}
 
 	/**
@@ -54,7 +58,9 @@ class Rounds {
 		handler.start();
 		Recording recording = this.recorder.start(queue);
 		Produced produced;
+		Costs spent;
 		try {
+			CostMeter.Reading before = this.costs.read();
 			produced = producer.apply(recording);
 			if (!recording.awaitFinalRuns(timeout)) {
 				logger.warn("Queue '" + queue + "': not every task ended within " + timeout);
@@ -62,13 +68,16 @@ class Rounds {
 			if (!this.redis.awaitIdle(queue, timeout)) {
 				logger.warn("Queue '" + queue + "' still has ready or leased tasks: " + this.redis.stats(queue));
 			}
+			// Until every task ended and the queue was idle: the QUIET pause after it
+			// would add only the idle instance's own polling.
+			spent = this.costs.since(before, produced.count());
 			Pause.millis(QUIET.toMillis());
 		}
 		finally {
 			this.recorder.stop(recording);
 			handler.stop();
 		}
-		return new Round(produced, this.analyzer.analyze(recording), handler.concurrency());
+		return new Round(produced, this.analyzer.analyze(recording).withCosts(spent), handler.concurrency());
 	}
 
 }

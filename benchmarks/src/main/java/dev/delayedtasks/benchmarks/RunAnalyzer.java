@@ -59,7 +59,7 @@ class RunAnalyzer {
 		Arrays.sort(localLateness);
 		Arrays.sort(runMicros);
 		return new Analysis(expected.size(), runs.size(), early, lost, dup, lateness, localLateness, retryDelays,
-				recording.startMicros(), enqueueMicros, runMicros, dueMs, startedMs);
+				recording.startMicros(), enqueueMicros, runMicros, dueMs, startedMs, null);
 	}
 
 	private static String key(String id, int attempt) {

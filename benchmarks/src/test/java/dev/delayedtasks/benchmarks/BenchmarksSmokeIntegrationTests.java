@@ -37,6 +37,17 @@ class BenchmarksSmokeIntegrationTests {
 			.allSatisfy((result) -> assertThat(result.fields()).containsEntry("early", "0")
 				.containsEntry("lost", "0")
 				.containsEntry("dup", "0"));
+		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("immediate"))
+			.singleElement()
+			.satisfies((immediate) -> {
+				// Every task takes at least its enqueue call, CPU on both sides and some
+				// heap.
+				assertThat(Double.parseDouble(immediate.fields().get("redis_calls_per_task")))
+					.isGreaterThanOrEqualTo(1);
+				assertThat(Double.parseDouble(immediate.fields().get("redis_cpu_us_per_task"))).isPositive();
+				assertThat(Double.parseDouble(immediate.fields().get("jvm_cpu_us_per_task"))).isPositive();
+				assertThat(Double.parseDouble(immediate.fields().get("alloc_kb_per_task"))).isPositive();
+			});
 		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("startup"))
 			.singleElement()
 			.satisfies(
