@@ -41,7 +41,7 @@ final class DockerRedis implements RedisServer {
 
 	private final String password;
 
-	private final String version;
+	private final ServerVersion version;
 
 	private DockerRedis(GenericContainer<?> container, String host, String password) {
 		this.container = container;
@@ -143,12 +143,17 @@ final class DockerRedis implements RedisServer {
 
 	@Override
 	public String version() {
+		return this.version.redisVersion();
+	}
+
+	@Override
+	public ServerVersion serverVersion() {
 		return this.version;
 	}
 
 	@Override
 	public String describe() {
-		return "Redis " + this.version + " in container " + IMAGE + " at " + uri().getHost() + ":" + uri().getPort()
+		return "Redis " + version() + " in container " + IMAGE + " at " + uri().getHost() + ":" + uri().getPort()
 				+ " (with a password of its own)";
 	}
 

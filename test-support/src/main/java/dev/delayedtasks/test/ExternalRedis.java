@@ -15,7 +15,7 @@ final class ExternalRedis implements RedisServer {
 
 	private final RedisURI uri;
 
-	private final String version;
+	private final ServerVersion version;
 
 	ExternalRedis(String url) {
 		this.url = url;
@@ -40,12 +40,17 @@ final class ExternalRedis implements RedisServer {
 
 	@Override
 	public String version() {
+		return this.version.redisVersion();
+	}
+
+	@Override
+	public ServerVersion serverVersion() {
 		return this.version;
 	}
 
 	@Override
 	public String describe() {
-		return "Redis " + this.version + " at " + this.uri.getHost() + ":" + this.uri.getPort() + " (db "
+		return this.version.label() + " at " + this.uri.getHost() + ":" + this.uri.getPort() + " (db "
 				+ this.uri.getDatabase() + ", from " + RedisServers.URL_VARIABLE + ")";
 	}
 

@@ -13,14 +13,18 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Finds {@code redis-server} executables: on the {@code PATH}, or the Redis 6.2 binary
- * inside the {@code com.github.codemonstur:embedded-redis} jar, extracted next to the
- * pidfiles.
+ * Finds server executables: {@code redis-server} or {@code valkey-server} on the
+ * {@code PATH}, or the Redis 6.2 binary inside the
+ * {@code com.github.codemonstur:embedded-redis} jar, extracted next to the pidfiles.
  *
  * @author delayed-tasks
  * @since 0.1.0
  */
 final class RedisBinaries {
+
+	static final String REDIS_SERVER = "redis-server";
+
+	static final String VALKEY_SERVER = "valkey-server";
 
 	private final @Nullable String path;
 
@@ -32,12 +36,16 @@ final class RedisBinaries {
 	}
 
 	Optional<Path> onPath() {
+		return onPath(REDIS_SERVER);
+	}
+
+	Optional<Path> onPath(String executable) {
 		if (this.path == null || this.path.isBlank()) {
 			return Optional.empty();
 		}
 		return Stream.of(this.path.split(File.pathSeparator))
 			.filter((entry) -> !entry.isBlank())
-			.map((entry) -> Path.of(entry, "redis-server"))
+			.map((entry) -> Path.of(entry, executable))
 			.filter(Files::isExecutable)
 			.findFirst();
 	}

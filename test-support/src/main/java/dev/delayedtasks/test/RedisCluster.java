@@ -185,9 +185,14 @@ public final class RedisCluster implements RedisServer {
 	}
 
 	@Override
+	public ServerVersion serverVersion() {
+		return this.masters.get(0).serverVersion();
+	}
+
+	@Override
 	public String describe() {
-		return "Redis Cluster " + version() + " of " + this.masters.size() + " masters and " + this.replicas.size()
-				+ " replicas on "
+		return "Cluster of " + serverVersion().label() + ", " + this.masters.size() + " masters and "
+				+ this.replicas.size() + " replicas on "
 				+ processes().stream()
 					.map((node) -> node.port() + " (pid " + node.process().pid() + ")")
 					.collect(Collectors.joining(", "));

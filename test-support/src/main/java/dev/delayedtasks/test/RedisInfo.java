@@ -19,8 +19,8 @@ import io.lettuce.core.cluster.SlotHash;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Short administrative conversations with a Redis server: its version, and deleting a
- * test's keys.
+ * Short administrative conversations with a Redis server: its name and version, and
+ * deleting a test's keys.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -32,14 +32,9 @@ final class RedisInfo {
 	private RedisInfo() {
 	}
 
-	static String version(RedisURI uri, @Nullable Path caCertificate) {
+	static ServerVersion version(RedisURI uri, @Nullable Path caCertificate) {
 		try (Session session = new Session(uri, caCertificate)) {
-			String info = session.commands().info("server");
-			return info.lines()
-				.filter((line) -> line.startsWith("redis_version:"))
-				.map((line) -> line.substring("redis_version:".length()).trim())
-				.findFirst()
-				.orElse("unknown");
+			return ServerVersion.parse(session.commands().info("server"));
 		}
 	}
 

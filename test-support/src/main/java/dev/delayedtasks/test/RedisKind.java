@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Where a test Redis comes from, in the order {@link RedisServers} tries them for
- * {@link #ANY}.
+ * {@link #ANY} ({@link #VALKEY} only when asked for).
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -32,11 +32,18 @@ public enum RedisKind {
 	 * The Redis 6.2.11 binary shipped in {@code com.github.codemonstur:embedded-redis},
 	 * started on a free port.
 	 */
-	BUNDLED_6_2;
+	BUNDLED_6_2,
 
 	/**
-	 * Parse a kind from a property value such as {@code bundled-6.2}, {@code path} or
-	 * {@code url}.
+	 * A {@code valkey-server} found on the {@code PATH}, started on a free port. Private,
+	 * TLS, cluster and Sentinel servers of this kind are {@code valkey-server} processes
+	 * too (a Sentinel is {@code valkey-server --sentinel}). Never chosen by {@link #ANY}.
+	 */
+	VALKEY;
+
+	/**
+	 * Parse a kind from a property value such as {@code bundled-6.2}, {@code path},
+	 * {@code valkey} or {@code url}.
 	 * @param value the value, may be {@code null} or blank
 	 * @return the kind, or {@code null} when no value was given
 	 */
@@ -51,8 +58,9 @@ public enum RedisKind {
 			case "docker", "testcontainers" -> DOCKER;
 			case "path", "path-binary" -> PATH_BINARY;
 			case "bundled", "bundled-6.2", "embedded", "6.2" -> BUNDLED_6_2;
+			case "valkey" -> VALKEY;
 			default -> throw new IllegalArgumentException(
-					"Unknown test Redis kind '" + value + "': use one of any, url, docker, path, bundled-6.2");
+					"Unknown test Redis kind '" + value + "': use one of any, url, docker, path, bundled-6.2, valkey");
 		};
 	}
 

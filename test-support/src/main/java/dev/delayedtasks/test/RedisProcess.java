@@ -49,7 +49,7 @@ public final class RedisProcess implements RedisServer {
 
 	private final @Nullable TestCertificates certificates;
 
-	private final String version;
+	private final ServerVersion version;
 
 	private final Thread shutdownHook;
 
@@ -308,12 +308,17 @@ public final class RedisProcess implements RedisServer {
 
 	@Override
 	public String version() {
+		return this.version.redisVersion();
+	}
+
+	@Override
+	public ServerVersion serverVersion() {
 		return this.version;
 	}
 
 	@Override
 	public String describe() {
-		return "redis-server " + this.version + " (" + this.kind + ", " + this.binary + ") on 127.0.0.1:" + this.port
+		return this.version.label() + " (" + this.kind + ", " + this.binary + ") on 127.0.0.1:" + this.port
 				+ ((this.certificates != null) ? " (TLS only)" : "") + " (pid " + this.process.pid() + ")";
 	}
 

@@ -18,9 +18,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A Redis master, one replica and three Sentinels watching them as {@value #MASTER_NAME},
- * all {@code redis-server} processes of one binary started here with their own pidfiles
- * (a {@code redis-server} runs as a Sentinel with {@code --sentinel}). Sentinels declare
- * a master down after one second, so a failover in a test takes seconds.
+ * all {@code redis-server} (or {@code valkey-server}) processes of one binary started
+ * here with their own pidfiles (the binary runs as a Sentinel with {@code --sentinel}).
+ * Sentinels declare a master down after one second, so a failover in a test takes
+ * seconds.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -164,8 +165,13 @@ public final class RedisSentinels implements RedisServer {
 	}
 
 	@Override
+	public ServerVersion serverVersion() {
+		return this.dataNodes.get(0).serverVersion();
+	}
+
+	@Override
 	public String describe() {
-		return "Redis " + version() + " master and replica on "
+		return serverVersion().label() + " master and replica on "
 				+ this.dataNodes.stream().map(RedisProcess::address).toList() + " watched by Sentinels on "
 				+ sentinelNodesProperty();
 	}

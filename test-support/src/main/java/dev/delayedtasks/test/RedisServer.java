@@ -42,10 +42,20 @@ public interface RedisServer extends AutoCloseable {
 	}
 
 	/**
-	 * The version the server reports in {@code INFO server}.
+	 * The Redis version the server reports in {@code INFO server}
+	 * ({@code redis_version}), which is what decides the commands it has.
 	 * @return the version, for example {@code 7.0.15}
 	 */
 	String version();
+
+	/**
+	 * The server's name and own version next to the Redis version it reports: for example
+	 * Valkey 8.0.1, whose {@link #version()} is {@code 7.2.4}.
+	 * @return the server version; by default a Redis of {@link #version()}
+	 */
+	default ServerVersion serverVersion() {
+		return ServerVersion.redis(version());
+	}
 
 	/**
 	 * A one-line description for logs: kind, version, address and process.

@@ -30,9 +30,10 @@ import org.opentest4j.TestAbortedException;
  * one-line reason. Anything else, such as a server that was started but exited, never
  * answered {@code PING}, a cluster that did not form or Sentinels that did not converge,
  * fails it with the server's log. Private, TLS, cluster and Sentinel classes always get
- * {@code redis-server} processes of their own, never a container or the shared URL. Which
- * Redis each class got is appended to {@value RedisServers#USED_FILE} in the pidfile
- * directory.
+ * {@code redis-server} processes of their own ({@code valkey-server} when
+ * {@link RedisKind#VALKEY} is asked for or forced), never a container or the shared URL.
+ * Which Redis each class got is appended to {@value RedisServers#USED_FILE} in the
+ * pidfile directory.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -101,7 +102,7 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 		if (requested == RedisKind.URL || requested == RedisKind.DOCKER) {
 			throw new IllegalStateException("@WithRedis(kind = " + requested + ") cannot be combined with a private, "
 					+ "TLS, cluster or Sentinel server: those are redis-server processes of the class's own; "
-					+ "use kind ANY, PATH_BINARY or BUNDLED_6_2");
+					+ "use kind ANY, PATH_BINARY, BUNDLED_6_2 or VALKEY");
 		}
 		return (requested == RedisKind.ANY && forced != null) ? RedisServers.processKind(forced) : requested;
 	}

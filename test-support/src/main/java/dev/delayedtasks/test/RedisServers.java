@@ -16,8 +16,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Resolves a real Redis: the URL in {@value #URL_VARIABLE}, else a Testcontainers Redis
  * when Docker answers, else a {@code redis-server} on the {@code PATH}, else the Redis
- * 6.2 binary from the {@code embedded-redis} artifact. Logs which one it chose and why
- * the earlier ones were passed over.
+ * 6.2 binary from the {@code embedded-redis} artifact; a {@code valkey-server} on the
+ * {@code PATH} only when {@link RedisKind#VALKEY} is asked for. Logs which one it chose
+ * and why the earlier ones were passed over.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -39,7 +40,9 @@ public final class RedisServers {
 	/**
 	 * The file in the pidfile directory where {@link RedisServerExtension} records which
 	 * Redis each test class got, one line each:
-	 * {@code redis_version=7.0.15 kind=PATH_BINARY class=com.example.SomeTests}.
+	 * {@code redis_version=7.0.15 server=redis-7.0.15 kind=PATH_BINARY class=com.example.SomeTests},
+	 * where {@code server} is the {@link ServerVersion#label() name and own version}
+	 * ({@code valkey-8.0.1} for Valkey, whose {@code redis_version} is 7.2.4).
 	 */
 	public static final String USED_FILE = "servers-used.txt";
 
@@ -134,10 +137,10 @@ public final class RedisServers {
 	}
 
 	/**
-	 * A {@code redis-server} process of this caller's own, for tests that need to signal
-	 * or restart the process.
-	 * @param kind {@link RedisKind#ANY}, {@link RedisKind#PATH_BINARY} or
-	 * {@link RedisKind#BUNDLED_6_2}
+	 * A {@code redis-server} (or {@code valkey-server}) process of this caller's own, for
+	 * tests that need to signal or restart the process.
+	 * @param kind {@link RedisKind#ANY}, {@link RedisKind#PATH_BINARY},
+	 * {@link RedisKind#BUNDLED_6_2} or {@link RedisKind#VALKEY}
 	 * @param extraArguments further {@code redis-server} arguments
 	 * @return the running process
 	 */
@@ -149,8 +152,9 @@ public final class RedisServers {
 	 * A {@code redis-server} process of this caller's own that accepts TLS connections
 	 * only, with a certificate signed by a CA made for it by {@code openssl} (see
 	 * {@link RedisServer#caCertificate()}).
-	 * @param kind {@link RedisKind#ANY}, {@link RedisKind#PATH_BINARY} or
-	 * {@link RedisKind#BUNDLED_6_2} (containers are not supported)
+	 * @param kind {@link RedisKind#ANY}, {@link RedisKind#PATH_BINARY},
+	 * {@link RedisKind#BUNDLED_6_2} or {@link RedisKind#VALKEY} (containers are not
+	 * supported)
 	 * @param extraArguments further {@code redis-server} arguments
 	 * @return the running process
 	 * @throws RedisUnavailableException if {@code openssl} or a {@code redis-server} with
@@ -175,9 +179,9 @@ public final class RedisServers {
 	/**
 	 * A Redis Cluster of this caller's own, of {@code redis-server} processes joined with
 	 * the cluster commands and healthy when this returns.
-	 * @param kind {@link RedisKind#PATH_BINARY} or {@link RedisKind#BUNDLED_6_2}; any
-	 * other kind means the first of those two that is available (a URL or a container
-	 * cannot give a cluster of this caller's own)
+	 * @param kind {@link RedisKind#PATH_BINARY}, {@link RedisKind#BUNDLED_6_2} or
+	 * {@link RedisKind#VALKEY}; any other kind means the first of the first two that is
+	 * available (a URL or a container cannot give a cluster of this caller's own)
 	 * @param masters the number of masters
 	 * @param replicasPerMaster the number of replicas of each master
 	 * @return the cluster
@@ -186,15 +190,16 @@ public final class RedisServers {
 		RedisKind processKind = processKind(kind);
 		return chosen(
 				RedisCluster.start((arguments) -> startProcess(processKind, arguments), masters, replicasPerMaster),
-				"cluster of redis-server processes");
+				"cluster of " + ((processKind == RedisKind.VALKEY) ? "valkey-server" : "redis-server") + " processes");
 	}
 
 	/**
 	 * A master, a replica and three Sentinels of this caller's own, all
-	 * {@code redis-server} processes of one binary (a Sentinel is a {@code redis-server}
-	 * started with {@code --sentinel}).
-	 * @param kind {@link RedisKind#PATH_BINARY} or {@link RedisKind#BUNDLED_6_2}; any
-	 * other kind means the first of those two that is available
+	 * {@code redis-server} (or {@code valkey-server}) processes of one binary (a Sentinel
+	 * is that binary started with {@code --sentinel}).
+	 * @param kind {@link RedisKind#PATH_BINARY}, {@link RedisKind#BUNDLED_6_2} or
+	 * {@link RedisKind#VALKEY}; any other kind means the first of the first two that is
+	 * available
 	 * @return the group, with every Sentinel aware of the replica and of each other
 	 * @throws RedisUnavailableException if there is no binary of that kind here
 	 */
@@ -203,7 +208,7 @@ public final class RedisServers {
 		return chosen(
 				RedisSentinels.start((config, arguments) -> RedisProcess.start(binary.kind(), binary.path(),
 						this.pidFiles, config, arguments, null)),
-				"Sentinels of redis-server processes, " + binary.reason());
+				"Sentinels of " + binary.path().getFileName() + " processes, " + binary.reason());
 	}
 
 	private RedisProcess startProcess(RedisKind kind, List<String> extraArguments, List<String> passedOver) {
@@ -219,6 +224,13 @@ public final class RedisServers {
 	}
 
 	private Binary binary(RedisKind kind, List<String> passedOver) {
+		if (kind == RedisKind.VALKEY) {
+			// Asked for by name only: a run that wants Redis never gets Valkey by
+			// accident.
+			return this.binaries.onPath(RedisBinaries.VALKEY_SERVER)
+				.map((binary) -> new Binary(RedisKind.VALKEY, binary, "valkey-server found on PATH"))
+				.orElseThrow(() -> new RedisUnavailableException("No valkey-server on PATH"));
+		}
 		if (kind == RedisKind.ANY || kind == RedisKind.PATH_BINARY) {
 			Optional<Path> binary = this.binaries.onPath();
 			if (binary.isPresent()) {
@@ -243,13 +255,14 @@ public final class RedisServers {
 	}
 
 	/**
-	 * The kind of {@code redis-server} process to start for {@code kind}: a URL or a
-	 * container cannot give a process of this caller's own, so those mean any binary.
+	 * The kind of server process to start for {@code kind}: a URL or a container cannot
+	 * give a process of this caller's own, so those mean any binary.
 	 * @param kind the kind asked for
 	 * @return the kind of process to start
 	 */
 	static RedisKind processKind(RedisKind kind) {
-		return (kind == RedisKind.BUNDLED_6_2 || kind == RedisKind.PATH_BINARY) ? kind : RedisKind.ANY;
+		return (kind == RedisKind.BUNDLED_6_2 || kind == RedisKind.PATH_BINARY || kind == RedisKind.VALKEY) ? kind
+				: RedisKind.ANY;
 	}
 
 	/**
@@ -259,7 +272,8 @@ public final class RedisServers {
 	 * @param user the test class
 	 */
 	void recordUse(RedisServer server, String user) {
-		String line = "redis_version=" + server.version() + " kind=" + server.kind() + " class=" + user + "\n";
+		String line = "redis_version=" + server.version() + " server=" + server.serverVersion().label() + " kind="
+				+ server.kind() + " class=" + user + "\n";
 		try {
 			// One small append per line: test JVMs running at once do not interleave
 			// within a line.

@@ -28,18 +28,19 @@ public @interface WithRedis {
 	/**
 	 * The kind of server. {@link RedisKind#ANY} also honours the
 	 * {@code delayed-tasks.test.redis.kind} system property, which CI uses to rerun tests
-	 * on Redis 6.2 (for a private, TLS, cluster or Sentinel class only when it names a
-	 * binary). A kind that is not available here skips each test of the class with the
-	 * missing prerequisite; a server that was started but does not work fails it.
+	 * on Redis 6.2 and on Valkey (for a private, TLS, cluster or Sentinel class only when
+	 * it names a binary: {@code bundled-6.2}, {@code path} or {@code valkey}). A kind
+	 * that is not available here skips each test of the class with the missing
+	 * prerequisite; a server that was started but does not work fails it.
 	 * @return the kind
 	 */
 	RedisKind kind() default RedisKind.ANY;
 
 	/**
 	 * Whether the class gets a server of its own, started for it and stopped after it:
-	 * always a {@code redis-server} process of this JVM's own ({@link RedisProcess}),
-	 * never a container or the shared URL. Tests that restart, flush, pause or
-	 * reconfigure Redis must ask for one.
+	 * always a {@code redis-server} process of this JVM's own ({@link RedisProcess}; a
+	 * {@code valkey-server} under {@link RedisKind#VALKEY}), never a container or the
+	 * shared URL. Tests that restart, flush, pause or reconfigure Redis must ask for one.
 	 * @return whether the server is private
 	 */
 	boolean privateServer() default false;

@@ -13,15 +13,17 @@ class RedisKindTests {
 		assertThat(RedisKind.parse("PATH")).isEqualTo(RedisKind.PATH_BINARY);
 		assertThat(RedisKind.parse("docker")).isEqualTo(RedisKind.DOCKER);
 		assertThat(RedisKind.parse("url")).isEqualTo(RedisKind.URL);
+		assertThat(RedisKind.parse("Valkey")).isEqualTo(RedisKind.VALKEY);
 		assertThat(RedisKind.parse(" ")).isNull();
 		assertThat(RedisKind.parse(null)).isNull();
 	}
 
 	@Test
 	void rejectsUnknownNamesWithTheChoices() {
-		assertThatIllegalArgumentException().isThrownBy(() -> RedisKind.parse("valkey"))
-			.withMessageContaining("'valkey'")
-			.withMessageContaining("bundled-6.2");
+		assertThatIllegalArgumentException().isThrownBy(() -> RedisKind.parse("keydb"))
+			.withMessageContaining("'keydb'")
+			.withMessageContaining("bundled-6.2")
+			.withMessageContaining("valkey");
 	}
 
 }

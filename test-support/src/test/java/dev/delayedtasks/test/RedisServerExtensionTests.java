@@ -14,6 +14,7 @@ class RedisServerExtensionTests {
 		}
 		assertThat(RedisServerExtension.resolveKind(RedisKind.ANY, RedisKind.BUNDLED_6_2, true))
 			.isEqualTo(RedisKind.BUNDLED_6_2);
+		assertThat(RedisServerExtension.resolveKind(RedisKind.ANY, RedisKind.VALKEY, true)).isEqualTo(RedisKind.VALKEY);
 		assertThatIllegalStateException()
 			.isThrownBy(() -> RedisServerExtension.resolveKind(RedisKind.DOCKER, null, true))
 			.withMessageContaining("redis-server processes of the class's own");
