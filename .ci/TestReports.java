@@ -19,9 +19,12 @@ import org.w3c.dom.NodeList;
  * Summarises one CI step from the Surefire and Failsafe XML reports of every module
  * ({@code * /target/{surefire,failsafe}-reports/TEST-*.xml}) and the Redis servers the
  * test extension recorded ({@code * /target/redis-servers/servers-used.txt}): tests,
- * failures, errors and skips, and the Redis versions used. Exits with 1 when a test was
- * skipped that the allow list does not name for this step, failed, or errored, or when
- * {@code --expect-redis=PREFIX} is given and a test class got another Redis version.
+ * failures, errors and skips, and the servers used, by name and own version
+ * ({@code redis-7.0.15}, {@code valkey-8.0.1}). Exits with 1 when a test was skipped that
+ * the allow list does not name for this step, failed, or errored, or when
+ * {@code --expect-redis=PREFIX} is given and a test class got another server or version:
+ * {@code 6.2} means Redis 6.2.x, {@code valkey-8.0} Valkey 8.0.x (whose
+ * {@code redis_version} is 7.2.4, so the server's own name and version are compared).
  * <p>
  * Usage: {@code java .ci/TestReports.java STEP ALLOW_LIST [--expect-redis=6.2]}, run
  * from the repository root after the step's Maven build (which must start from empty
@@ -75,9 +78,11 @@ public class TestReports {
 			System.out.println("== " + step + ": " + unexplained + " skipped test(s) not in " + args[1]
 					+ ": make them run here, or add them there with the reason");
 		}
-		if (expectedRedis != null && !cases.isEmpty() && (redis.isEmpty()
-				|| !redis.keySet().stream().allMatch((version) -> version.startsWith(expectedRedis + ".")))) {
-			System.out.println("== " + step + ": expected only Redis " + expectedRedis + ".x, got " + versions);
+		String expectedServer = (expectedRedis != null && Character.isDigit(expectedRedis.charAt(0)))
+				? "redis-" + expectedRedis : expectedRedis;
+		if (expectedServer != null && !cases.isEmpty() && (redis.isEmpty()
+				|| !redis.keySet().stream().allMatch((server) -> server.startsWith(expectedServer + ".")))) {
+			System.out.println("== " + step + ": expected only " + expectedServer + ".x, got " + versions);
 			ok = false;
 		}
 		System.exit(ok ? 0 : 1);
@@ -100,7 +105,10 @@ public class TestReports {
 		return reports;
 	}
 
-	/** Versions and kinds of the Redis servers the test classes got, with class counts. */
+	/**
+	 * Servers (name and own version) and kinds the test classes got, with class counts. A
+	 * line without {@code server=} (written before it was recorded) is Redis.
+	 */
 	private static Map<String, Integer> redisUsed() throws IOException {
 		Map<String, Integer> used = new TreeMap<>();
 		for (Path module : modules()) {
@@ -115,7 +123,8 @@ public class TestReports {
 						}
 					}
 					if (fields.containsKey("redis_version")) {
-						used.merge(fields.get("redis_version") + " (" + fields.get("kind") + ")", 1, Integer::sum);
+						String server = fields.getOrDefault("server", "redis-" + fields.get("redis_version"));
+						used.merge(server + " (" + fields.get("kind") + ")", 1, Integer::sum);
 					}
 				}
 			}
