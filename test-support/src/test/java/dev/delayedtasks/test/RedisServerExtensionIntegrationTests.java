@@ -48,8 +48,9 @@ class RedisServerExtensionIntegrationTests {
 		run(WritesKeys.class).assertStatistics((stats) -> stats.succeeded(1));
 		TestRedis redis = seen.get("WritesKeys");
 		Path used = PidFiles.inTarget().directory().resolve(RedisServers.USED_FILE);
-		assertThat(Files.readAllLines(used)).contains("redis_version=" + redis.version() + " kind="
-				+ redis.server().kind() + " class=" + WritesKeys.class.getName());
+		assertThat(Files.readAllLines(used))
+			.contains("redis_version=" + redis.version() + " server=" + redis.server().serverVersion().label()
+					+ " kind=" + redis.server().kind() + " class=" + WritesKeys.class.getName());
 	}
 
 	@Test
