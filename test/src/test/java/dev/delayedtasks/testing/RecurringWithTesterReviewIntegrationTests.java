@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.delayedtasks.RecurringScheduleInfo;
 import dev.delayedtasks.RecurringTasks;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
@@ -60,25 +59,6 @@ class RecurringWithTesterReviewIntegrationTests {
 	void theDeclaredScheduleIsStillThereInTheNextTestMethod() {
 		assertThat(this.recurring.find("rv-minutely")).as("the @Recurring schedule after DelayedTasksTester.clear()")
 			.isPresent();
-	}
-
-	/** Advancing by three rates: how many ticks run and how many are counted missed. */
-	@Test
-	@Order(3)
-	void advancingByThreeRates() {
-		this.reports.ticks.clear();
-		this.recurring.find("rv-minutely").ifPresent((info) -> {
-			this.tasks.advanceTime("rv-reports", Duration.ofMinutes(3));
-			try {
-				Thread.sleep(2000);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-			RecurringScheduleInfo after = this.recurring.find("rv-minutely").orElseThrow();
-			System.out.println("review: advanceTime(3m) on a 1m schedule ran " + this.reports.ticks.size()
-					+ " tick(s), missedTicks=" + after.missedTicks());
-		});
 	}
 
 	@SpringBootConfiguration

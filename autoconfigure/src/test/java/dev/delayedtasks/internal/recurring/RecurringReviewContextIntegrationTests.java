@@ -161,7 +161,7 @@ class RecurringReviewContextIntegrationTests {
 			assertThat(deadLetters.redrive("rv-redrive-e2e-queue", TaskId.of(id))).isTrue();
 			await().atMost(Duration.ofSeconds(10))
 				.untilAsserted(() -> assertThat(handler.calls.getOrDefault(id, new AtomicInteger()).get())
-					.as("handler calls for %s (skipped: %s)", id, handler.calls)
+					.as("handler calls for %s (calls per occurrence: %s)", id, handler.calls)
 					.isEqualTo(2));
 		});
 	}

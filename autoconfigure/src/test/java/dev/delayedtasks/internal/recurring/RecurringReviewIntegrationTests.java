@@ -314,6 +314,82 @@ class RecurringReviewIntegrationTests {
 		assertThat(ready).as("ready hints left by deleted occurrences, per pass: %s", seen).isLessThanOrEqualTo(4);
 	}
 
+	/**
+	 * "a repair pass every minute does the same: it only recreates occurrences lost with
+	 * Redis data". The schedule's hash survives, its two created occurrences are lost
+	 * (the task keys and their sched entries): the repair pass must recreate them.
+	 */
+	@Test
+	void theRepairPassRecreatesOccurrencesLostWithRedisData() {
+		String queue = "rv-lost-queue";
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("rv-lost", queue, Duration.ofMinutes(1)));
+		TreeMap<Long, String> created = this.one.occurrences(queue, "rv-lost");
+		assertThat(created).hasSize(2);
+		for (long tick : created.keySet()) {
+			String id = "rv-lost:" + tick;
+			this.one.redis.delete(List.of(this.one.keys(queue).task(id), this.one.keys(queue).payload(id)));
+			this.one.redis.opsForZSet().remove(this.one.keys(queue).sched(), id);
+		}
+		this.two.recurring.ensure("rv-lost");
+		assertThat(this.one.occurrences(queue, "rv-lost").keySet()).as("occurrences after the repair pass")
+			.containsAll(created.keySet());
+	}
+
+	/**
+	 * "A cancelled or purged occurrence leaves the schedule's window": the user cancelled
+	 * one future run; an unrelated pause and resume (or a redeploy that changes the
+	 * payload) must not bring it back.
+	 */
+	@Test
+	void aCancelledFutureOccurrenceStaysCancelledAcrossPauseAndResume() {
+		String queue = "rv-cancel-queue";
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("rv-cancel", queue, Duration.ofMinutes(1)));
+		long first = this.one.occurrences(queue, "rv-cancel").firstKey();
+		String id = "rv-cancel:" + first;
+		// What cancel does to a scheduled task.
+		this.one.redis.opsForZSet().remove(this.one.keys(queue).sched(), id);
+		this.one.redis.delete(List.of(this.one.keys(queue).task(id), this.one.keys(queue).payload(id)));
+		this.one.recurring.ensure("rv-cancel");
+		assertThat(this.one.occurrences(queue, "rv-cancel")).doesNotContainKey(first);
+		this.two.recurring.pause("rv-cancel");
+		this.two.recurring.resume("rv-cancel");
+		assertThat(this.one.occurrences(queue, "rv-cancel")).as("after pause and resume").doesNotContainKey(first);
+	}
+
+	/**
+	 * "a tick is missed when its occurrence could not start within the schedule's
+	 * misfire-threshold". An occurrence whose first instance died before its gate ran is
+	 * redelivered (deliveries 2) and runs; it must not then be counted as a missed tick
+	 * because its run lasts past the threshold.
+	 */
+	@Test
+	void anOccurrenceRedeliveredAfterACrashBeforeItsGateIsNotCountedMissedWhileItRuns() {
+		String queue = "rv-crash-missed-queue";
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("rv-crash-missed", queue, Duration.ofSeconds(10))
+			.misfireThreshold(Duration.ofSeconds(3)));
+		RedisTaskStore store = new RedisTaskStore(new StoreScripts(this.one.redis), this.one.settings);
+		ClaimedTask held = await().atMost(Duration.ofSeconds(15)).until(() -> {
+			ClaimBatch batch = store.claim(queue, 1, "n-" + System.nanoTime());
+			return batch.tasks().isEmpty() ? null : batch.tasks().get(0);
+		}, (task) -> task != null);
+		long tick = tick(held, "rv-crash-missed");
+		// The instance dies before its gate ran; another one runs it as a redelivery,
+		// started within the threshold (lease 2 s + grace 0.5 s < 3 s).
+		ClaimedTask redelivered = await().atMost(Duration.ofSeconds(10)).until(() -> {
+			ClaimBatch batch = store.claim(queue, 10, "n-" + System.nanoTime());
+			return batch.tasks().stream().filter((t) -> t.id().equals(held.id())).findFirst().orElse(null);
+		}, (task) -> task != null);
+		assertThat(redelivered.deliveries()).isEqualTo(2);
+		long startedLate = redisMillis() - tick;
+		// Its handler runs on (heartbeats keep its lease); a repair pass comes by 4 s later.
+		await().atMost(Duration.ofSeconds(10)).until(() -> redisMillis() > tick + 4000);
+		store.extend(queue, List.of(new Lease(redelivered.id(), redelivered.token(), null)));
+		this.two.recurring.ensure("rv-crash-missed");
+		RecurringScheduleInfo info = this.two.recurring.find("rv-crash-missed").orElseThrow();
+		assertThat(info.missedTicks()).as("tick %d started %d ms late (threshold 3 s) and is running", tick, startedLate)
+			.isZero();
+	}
+
 	private ClaimedTask claim(RedisTaskStore store, String queue) {
 		return await().atMost(Duration.ofSeconds(5)).until(() -> {
 			ClaimBatch batch = store.claim(queue, 1, "n-" + System.nanoTime());
