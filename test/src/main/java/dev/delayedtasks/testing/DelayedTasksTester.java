@@ -72,6 +72,8 @@ public final class DelayedTasksTester {
 
 	private final QueueClock clock;
 
+	private final Runnable afterClear;
+
 	private volatile boolean paused;
 
 	/**
@@ -87,6 +89,26 @@ public final class DelayedTasksTester {
 	public DelayedTasksTester(RedisConnectionFactory connectionFactory, String keyPrefix, QueueControl control,
 			DeadLetters deadLetters, DelayedTaskScheduler scheduler, RunHistory history,
 			Supplier<Collection<String>> handlerQueues) {
+		this(connectionFactory, keyPrefix, control, deadLetters, scheduler, history, handlerQueues, () -> {
+		});
+	}
+
+	/**
+	 * Create a tester; {@link AutoConfigureDelayedTasks} does, applications need not.
+	 * @param connectionFactory the application's Redis connection factory
+	 * @param keyPrefix the key prefix of the application's delayed-tasks keys
+	 * @param control pauses and resumes queues
+	 * @param deadLetters the dead letters
+	 * @param scheduler the scheduler (to describe a task that has not run)
+	 * @param history the run history, a listener of the application's tasks
+	 * @param handlerQueues the queues of the context's handlers
+	 * @param afterClear what {@link #clear()} does once the keys are gone: register the
+	 * application's declared recurring schedules again
+	 */
+	public DelayedTasksTester(RedisConnectionFactory connectionFactory, String keyPrefix, QueueControl control,
+			DeadLetters deadLetters, DelayedTaskScheduler scheduler, RunHistory history,
+			Supplier<Collection<String>> handlerQueues, Runnable afterClear) {
+		this.afterClear = afterClear;
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.keyPrefix = keyPrefix;
 		this.control = control;
@@ -362,13 +384,15 @@ public final class DelayedTasksTester {
 
 	/**
 	 * Start afresh: delete every task, dead letter, counter, pause flag and clock offset
-	 * under the key prefix, and forget the recorded runs. Runs after each test method; a
-	 * handler still running then completes into nothing.
+	 * under the key prefix, and forget the recorded runs; then register the recurring
+	 * schedules the application declares again, as its startup did. Runs after each test
+	 * method; a handler still running then completes into nothing.
 	 */
 	public void clear() {
 		this.keys.delete(true);
 		this.history.clear();
 		this.paused = false;
+		this.afterClear.run();
 	}
 
 	private static void sleep() {

@@ -1,6 +1,7 @@
 package dev.delayedtasks.internal.recurring;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +57,9 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 
 	private final int maxSchedules;
 
-	private volatile Set<String> declaredIds = Set.of();
+	private final Duration repairInterval;
+
+	private volatile Map<String, Declared> declared = Map.of();
 
 	private @Nullable ScheduledExecutorService repairs;
 
@@ -76,6 +79,14 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 	public RecurringScheduleRegistrar(RedisRecurringTasks recurring, RecurringDeclarations annotated,
 			List<ScheduleDeclaration> configured, Set<String> disabled, int phase, RecurringSnapshot snapshot,
 			Duration snapshotInterval, int maxSchedules) {
+		this(recurring, annotated, configured, disabled, phase, snapshot, snapshotInterval, maxSchedules,
+				REPAIR_INTERVAL);
+	}
+
+	RecurringScheduleRegistrar(RedisRecurringTasks recurring, RecurringDeclarations annotated,
+			List<ScheduleDeclaration> configured, Set<String> disabled, int phase, RecurringSnapshot snapshot,
+			Duration snapshotInterval, int maxSchedules, Duration repairInterval) {
+		this.repairInterval = repairInterval;
 		this.recurring = recurring;
 		this.annotated = annotated;
 		this.configured = configured;
@@ -95,7 +106,7 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 		// an annotated schedule off too. A schedule that is invalid once merged fails
 		// startup.
 		Map<String, Declared> declared = this.annotated.resolve(this.configured, this.disabled);
-		this.declaredIds = Set.copyOf(declared.keySet());
+		this.declared = Collections.unmodifiableMap(new LinkedHashMap<>(declared));
 		Map<String, Declared> unregistered = new LinkedHashMap<>(declared);
 		try {
 			removeDisabled();
@@ -106,15 +117,15 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 		catch (RuntimeException ex) {
 			// Redis may come back: the repair pass registers them once it does.
 			logger.warn("Could not register the recurring schedules at startup: " + ex.getMessage()
-					+ "; retrying every " + REPAIR_INTERVAL.toSeconds() + " s");
+					+ "; retrying every " + this.repairInterval.toSeconds() + " s");
 		}
 		this.repairs = Executors.newSingleThreadScheduledExecutor((runnable) -> {
 			Thread thread = new Thread(runnable, "delayed-tasks-recurring");
 			thread.setDaemon(true);
 			return thread;
 		});
-		this.repairs.scheduleWithFixedDelay(() -> repair(unregistered), REPAIR_INTERVAL.toMillis(),
-				REPAIR_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+		this.repairs.scheduleWithFixedDelay(() -> repair(unregistered), this.repairInterval.toMillis(),
+				this.repairInterval.toMillis(), TimeUnit.MILLISECONDS);
 		this.repairs.scheduleWithFixedDelay(this::refreshSnapshot, 0, this.snapshotInterval.toMillis(),
 				TimeUnit.MILLISECONDS);
 	}
@@ -139,7 +150,7 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 	private Map<String, String> reported(Map<String, String> index) {
 		Map<String, String> reported = new LinkedHashMap<>();
 		new TreeMap<>(index).forEach((id, queue) -> {
-			if (this.declaredIds.contains(id)) {
+			if (this.declared.containsKey(id)) {
 				reported.put(id, queue);
 			}
 		});
@@ -179,7 +190,7 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 			catch (RuntimeException ex) {
 				logger.warn("Could not register recurring schedule '" + schedule.schedule().id() + "' declared by "
 						+ schedule.where() + ": " + ex.getMessage() + "; the other schedules are registered, and this"
-						+ " one is tried again every " + REPAIR_INTERVAL.toSeconds() + " s");
+						+ " one is tried again every " + this.repairInterval.toSeconds() + " s");
 				continue;
 			}
 			unregistered.remove(schedule.schedule().id());
@@ -232,9 +243,38 @@ public final class RecurringScheduleRegistrar implements SmartLifecycle {
 			logger.warn("Could not remove the recurring schedules switched off by configuration: " + ex.getMessage());
 		}
 		upsert(unregistered);
+		restoreDeclared();
 		// Each schedule on its own: one that fails never keeps the others from their
 		// missed ticks and lost occurrences.
 		ensureAll();
+	}
+
+	/**
+	 * Register again the declared schedules Redis no longer has: its data was lost (a
+	 * restart without persistence, a failover to an empty replica), a test cleared it, or
+	 * someone removed one (a declared schedule comes back, as it would at the next
+	 * startup: pause it, or switch it off with {@code enabled: false}). Each repair pass
+	 * does it; delayed-tasks-test calls it after clearing the keys.
+	 */
+	public void restoreDeclared() {
+		Map<String, Declared> missing = new LinkedHashMap<>();
+		try {
+			Map<String, String> index = this.recurring.ids();
+			this.declared.forEach((id, schedule) -> {
+				if (!index.containsKey(id) || this.recurring.find(id).isEmpty()) {
+					missing.put(id, schedule);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not check the declared recurring schedules: " + ex.getMessage());
+			return;
+		}
+		if (!missing.isEmpty()) {
+			logger.warn("Recurring schedule(s) " + missing.keySet() + " declared by this application were missing "
+					+ "from Redis (data lost, cleared or removed): registering them again");
+			upsert(missing);
+		}
 	}
 
 	@Override

@@ -96,14 +96,22 @@ public record ScheduleDeclaration(String where, String id, @Nullable String queu
 	/**
 	 * This declaration's fields over those of another declaration of the same schedule:
 	 * each field this one sets wins, the others come from the other one. Cron and fixed
-	 * rate go together: setting either replaces the other's timing.
+	 * rate go together: setting either replaces the other's timing. The queue is the
+	 * other's (an annotated handler's): naming another one is an error.
 	 * @param base the declaration overridden, such as a {@code @Recurring} annotation's
 	 * @return the merged declaration, whose messages name both
+	 * @throws IllegalArgumentException if this declaration names another queue
 	 */
 	public ScheduleDeclaration over(ScheduleDeclaration base) {
+		String where = this.where + " over " + base.where;
+		if (StringUtils.hasText(this.queue) && !this.queue.trim().equals(base.queue)) {
+			throw new IllegalArgumentException(where + ": Recurring schedule '" + this.id + "': the queue '"
+					+ this.queue.trim() + "' is not the annotated handler's queue '" + base.queue
+					+ "': leave the queue out of the properties, or declare the schedule under another id");
+		}
 		boolean timing = StringUtils.hasText(this.cron) || StringUtils.hasText(this.fixedRate);
-		return new ScheduleDeclaration(this.where + " over " + base.where, this.id, either(this.queue, base.queue),
-				timing ? this.cron : base.cron, timing ? this.fixedRate : base.fixedRate, either(this.zone, base.zone),
+		return new ScheduleDeclaration(where, this.id, base.queue, timing ? this.cron : base.cron,
+				timing ? this.fixedRate : base.fixedRate, either(this.zone, base.zone),
 				either(this.payload, base.payload), either(this.misfire, base.misfire),
 				either(this.misfireBound, base.misfireBound), either(this.misfireThreshold, base.misfireThreshold),
 				either(this.overlap, base.overlap));

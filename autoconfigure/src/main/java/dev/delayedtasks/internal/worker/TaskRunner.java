@@ -207,14 +207,17 @@ final class TaskRunner {
 	}
 
 	/**
-	 * Whether a recurring occurrence runs. Only its first delivery asks: a retry or a
-	 * redelivery was admitted before.
+	 * Whether a recurring occurrence runs. Only its first attempt asks: a retry was
+	 * admitted before.
 	 * @param run the run
 	 * @return whether to call the handler
 	 */
 	private boolean admitted(ActiveRun run) {
 		TaskContext context = run.context();
-		if (context.header(OccurrenceGate.HEADER) == null || context.attempt() > 1 || context.deliveryCount() > 1) {
+		// Every delivery of the first attempt asks: the gate admits again an occurrence
+		// admitted by an earlier delivery (a crash, a reap, a graceful stop), and decides
+		// for one whose earlier delivery died before asking.
+		if (context.header(OccurrenceGate.HEADER) == null || context.attempt() > 1) {
 			return true;
 		}
 		try {

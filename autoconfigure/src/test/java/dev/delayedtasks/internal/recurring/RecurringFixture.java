@@ -3,6 +3,7 @@ package dev.delayedtasks.internal.recurring;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,6 +15,7 @@ import dev.delayedtasks.internal.store.PartitionKeys;
 import dev.delayedtasks.internal.store.QueueIndex;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.codec.PayloadCodec;
+import dev.delayedtasks.internal.store.script.Script;
 import dev.delayedtasks.internal.store.script.StoreScripts;
 import dev.delayedtasks.internal.worker.OccurrenceGate;
 import dev.delayedtasks.test.TestRedis;
@@ -97,6 +99,18 @@ final class RecurringFixture implements AutoCloseable {
 			found.put(Long.parseLong(key.substring(prefix.length())), (String) this.redis.opsForHash().get(key, "s"));
 		}
 		return found;
+	}
+
+	/**
+	 * Cancel a task with the producer's script, as {@code DelayedTaskScheduler.cancel}
+	 * does.
+	 */
+	boolean cancel(String queue, String id) {
+		PartitionKeys keys = keys(queue);
+		List<Object> reply = new StoreScripts(this.redis).run(Script.CANCEL,
+				List.of(keys.sched(), keys.stats(), keys.task(id), keys.payload(id), keys.error(id)),
+				List.of(keys.base(), id, "60000"), queue, null);
+		return "C".equals(reply.get(1));
 	}
 
 	Map<Object, Object> schedule(String queue, String scheduleId) {

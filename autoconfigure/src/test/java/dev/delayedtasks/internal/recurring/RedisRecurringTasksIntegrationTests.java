@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -237,15 +238,56 @@ class RedisRecurringTasksIntegrationTests {
 	}
 
 	@Test
+	void occurrencesLostWithRedisDataAreCreatedAgainOrCountedMissed() {
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("lost", "lost-queue", Duration.ofMinutes(1)));
+		TreeMap<Long, String> created = this.one.occurrences("lost-queue", "lost");
+		PartitionKeys keys = this.one.keys("lost-queue");
+		// Lost with Redis data (not cancelled): the task keys and their index entries go.
+		for (long tick : created.keySet()) {
+			String id = "lost:" + tick;
+			this.one.redis.opsForZSet().remove(keys.sched(), id);
+			this.one.redis.delete(List.of(keys.task(id), keys.payload(id)));
+		}
+		this.two.recurring.ensure("lost");
+		assertThat(this.one.occurrences("lost-queue", "lost").keySet()).as("created again")
+			.containsAll(created.keySet());
+		assertThat(this.two.missed("lost")).isZero();
+		this.one.recurring.remove("lost");
+	}
+
+	@Test
+	void theRepairPassRegistersADeclaredScheduleAgainOnceRedisLostIt() {
+		RecurringDeclarations declarations = new RecurringDeclarations();
+		declarations.add(new ScheduleDeclaration("@Recurring on test#run", "restored", "restored-queue", null, "1h",
+				null, null, null, null, null, null));
+		RecurringScheduleRegistrar registrar = new RecurringScheduleRegistrar(this.one.recurring, declarations,
+				List.of(), Set.of(), 0, new RecurringSnapshot(Duration.ofMinutes(2)), Duration.ofMinutes(1), 100,
+				Duration.ofMillis(500));
+		registrar.start();
+		try {
+			assertThat(this.one.recurring.find("restored")).isPresent();
+			// Redis loses the schedule and its index entry.
+			this.one.redis.delete(List.of(this.one.keys("restored-queue").schedule("restored"),
+					this.one.settings.keyPrefix() + ":recurring"));
+			assertThat(this.one.recurring.find("restored")).isEmpty();
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.one.recurring.find("restored").isPresent());
+			assertThat(this.one.occurrences("restored-queue", "restored")).hasSize(RedisRecurringTasks.LOOKAHEAD);
+		}
+		finally {
+			registrar.stop();
+			this.one.recurring.remove("restored");
+		}
+	}
+
+	@Test
 	void aCancelledOccurrenceIsNeitherAMissedTickNorTheNextOne() throws InterruptedException {
 		this.one.recurring.upsert(RecurringSchedule.cron("cancelled", "cancelled-queue", "*/4 * * * * *")
 			.misfireThreshold(Duration.ofSeconds(2)));
 		long first = this.one.occurrences("cancelled-queue", "cancelled").firstKey();
 		PartitionKeys keys = this.one.keys("cancelled-queue");
 		String id = "cancelled:" + first;
-		// What cancel does to a scheduled task.
-		this.one.redis.opsForZSet().remove(keys.sched(), id);
-		this.one.redis.delete(List.of(keys.task(id), keys.payload(id)));
+		assertThat(this.one.cancel("cancelled-queue", id)).isTrue();
+		assertThat(this.one.redis.hasKey(keys.task(id))).isFalse();
 		// Past its misfire threshold, before the next tick's.
 		Thread.sleep(Math.max(0, first + 2_500 - System.currentTimeMillis()));
 		this.one.recurring.ensure("cancelled");

@@ -7,6 +7,7 @@ import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.internal.recurring.RecurringScheduleRegistrar;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.script.ScriptClock;
 import dev.delayedtasks.testing.DelayedTasksTester;
@@ -60,9 +61,10 @@ public final class DelayedTasksTesterAutoConfiguration {
 	@ConditionalOnMissingBean
 	DelayedTasksTester delayedTasksTester(RedisConnectionFactory connectionFactory, StoreSettings settings,
 			QueueControl control, DeadLetters deadLetters, DelayedTaskScheduler scheduler, RunHistory history,
-			ObjectProvider<DelayedTaskHandlerRegistry> registry) {
+			ObjectProvider<DelayedTaskHandlerRegistry> registry, ObjectProvider<RecurringScheduleRegistrar> recurring) {
 		return new DelayedTasksTester(connectionFactory, settings.keyPrefix(), control, deadLetters, scheduler, history,
-				() -> handlerQueues(registry.getIfAvailable()));
+				() -> handlerQueues(registry.getIfAvailable()),
+				() -> recurring.ifAvailable(RecurringScheduleRegistrar::restoreDeclared));
 	}
 
 	private static Collection<String> handlerQueues(DelayedTaskHandlerRegistry registry) {

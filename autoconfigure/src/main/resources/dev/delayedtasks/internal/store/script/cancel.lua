@@ -6,7 +6,8 @@
 --   4 p:<id> STRING  payload envelope
 --   5 e:<id> STRING  last error record
 --   derived from ARGV base (same hash tag), not declared because only corrupt data touches them: dead ZSET, lease
---   ZSET; and u:<digest> STRING (the digest is read from the hash field u)
+--   ZSET; and u:<digest> STRING (the digest is read from the hash field u); r:<sid> HASH, the recurring schedule
+--   of an occurrence (id <sid>:<tick>, payload opening with the header dt-recurring = sid)
 -- ARGV: 1 base, 2 id, 3 tombstoneTtlMs
 -- Reply: {now, code}; code: 'C' cancelled (was S or R) | 'Q' cancel requested (A; the worker sees it on its next
 --   extend) | 'D' dead, not cancellable | 'N' not found (missing or already cancelled) | 'K' corrupt (dead-lettered)
@@ -25,6 +26,24 @@ end
 --- @include "releaseUnique"
 --- @include "outcome"
 
+-- A cancelled occurrence of a recurring schedule leaves the schedule's window w: recur_advance then tells it from an
+-- occurrence lost with Redis data, which it creates again. Only reads: returns the write to make, or nil.
+local function windowWithout()
+  local sid, tick = string.match(id, '^(.+):(%d+)$')
+  if not (sid and #tick == 13) then return nil end
+  local header = '{"h":{"dt-recurring":"' .. sid .. '"'
+  local env = pread('GET', pk)
+  if type(env) ~= 'string' or string.sub(env, 1, #header) ~= header then return nil end
+  local hk = base .. 'r:' .. sid
+  local w = pread('HGET', hk, 'w')
+  if type(w) ~= 'string' then return nil end
+  local kept = {}
+  for t in string.gmatch(w, '[^,]+') do
+    if t ~= tick then kept[#kept + 1] = t end
+  end
+  return {hk, table.concat(kept, ',')}
+end
+
 local r = pread('HMGET', tk, 's', 'u')
 local s = not r.err and r[1]
 if not r.err and not s and redis.call('EXISTS', tk) == 0 then return {now, 'N'} end
@@ -39,14 +58,18 @@ end
 -- slot migration such a key may already have moved, and pread raises there; raising after a write would leave the
 -- task half-changed (out of sched but still scheduled), because Redis does not roll back.
 if s == 'S' then
+  local window = windowWithout()
   recordOutcome(id, tk, 'C', 0, '', '', '', '')
   releaseUnique(id, r[2])
+  if window then redis.call('HSET', window[1], 'w', window[2]) end
   redis.call('ZREM', sched, id)
   redis.call('DEL', tk, pk, ek)
 elseif s == 'R' then
   -- The ready hint stays (removing it is O(N)); the tombstone lets claim skip it and is counted as a ghost.
+  local window = windowWithout()
   recordOutcome(id, tk, 'C', 0, '', '', '', '')
   releaseUnique(id, r[2])
+  if window then redis.call('HSET', window[1], 'w', window[2]) end
   redis.call('DEL', tk, pk, ek)
   redis.call('HSET', tk, 's', 'X')
   redis.call('PEXPIRE', tk, tombstoneTtl)

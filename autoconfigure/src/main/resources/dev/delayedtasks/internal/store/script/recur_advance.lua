@@ -13,8 +13,8 @@
 --   6 meta    HASH    v = layout version
 --   7 r:<sid> HASH    the schedule (see recur_upsert)
 --   derived from ARGV base (same hash tag; occurrence ids are made inside the script from the schedule id and its
---   ticks): t:<sid>:<tick> HASH task (field ad = '1' once the occurrence was admitted to run, rl = '1' when a
---   graceful stop gave it back since), p:<sid>:<tick> STRING
+--   ticks): t:<sid>:<tick> HASH task (field ad = the delivery count it was admitted to run with, rl = '1' when a
+--   graceful stop or a redrive gave it back since), p:<sid>:<tick> STRING
 --   payload envelope (an occurrence's opens with the header dt-recurring = sid)
 -- ARGV: 1 base, 2 sid, 3 layout version, 4 fanoutBatch, 5 generation read with n, 6 n as read ('R' after a reset),
 --   7 the tick of the occurrence about to run, or '' (only create), 8 lookahead (future occurrences to keep
@@ -66,11 +66,17 @@ if d[2] ~= expectedN then return {now, 'M', 0, 0, '', -1} end
 -- estimate of this clock: a plan from an instance clock (or an estimate) too far off is refused, never applied.
 if math.abs(plannedAt - now) > margin then return {now, 'K', 0, 0, '', -1} end
 
-local win = {}
+local win, lost = {}, {}
 for t in string.gmatch(d[3] or '', '[^,]+') do
-  -- Only occurrences that are still there: one cancelled or purged before it started is neither missed nor next.
+  -- Occurrences that are still there stay; cancel takes its occurrence out of w, so a created tick whose task is
+  -- missing was lost with Redis data (or purged): it is created again (or counted missed). One dead-lettered or
+  -- tombstoned leaves the window.
   local occurrence = int(t) and pread('HGET', base .. 't:' .. sid .. ':' .. int(t), 's')
-  if occurrence == 'S' or occurrence == 'R' or occurrence == 'A' then win[#win + 1] = int(t) end
+  if occurrence == 'S' or occurrence == 'R' or occurrence == 'A' then
+    win[#win + 1] = int(t)
+  elseif int(t) and occurrence == false then
+    lost[#lost + 1] = int(t)
+  end
 end
 local function indexOf(list, t)
   for j, v in ipairs(list) do
@@ -144,6 +150,9 @@ local late, keep = {}, {}
 for _, t in ipairs(win) do
   if t < now - threshold then late[#late + 1] = {t, true} else keep[#keep + 1] = t end
 end
+for _, t in ipairs(lost) do
+  if t < now - threshold then late[#late + 1] = {t, false} elseif create(t) then keep[#keep + 1] = t end
+end
 local i = 1
 while i <= #ticks and ticks[i] <= now do
   local t = ticks[i]
@@ -156,6 +165,8 @@ while i <= #ticks and ticks[i] <= now do
   end
   i = i + 1
 end
+-- The misfire policy runs the latest missed ticks: in tick order, lost ones included.
+table.sort(late, function(a, b) return a[1] < b[1] end)
 -- A created occurrence whose tick is missed would only be skipped when it comes due: it is deleted now, unless a
 -- worker holds it, so that a schedule nobody runs (its queue has no handler) keeps no more than its window.
 local function dropMissed(t)
@@ -165,6 +176,15 @@ local function dropMissed(t)
   if s == 'S' or s == 'R' then
     redis.call('ZREM', sched, id)
     redis.call('DEL', tk, base .. 'p:' .. id)
+    if s == 'R' then
+      -- Its ready hint goes too when it is among the last 1,000 (a queue nobody runs keeps no growing list of
+      -- hints); a deeper one is left, as cancel leaves one, for claim to skip, and counted as a ghost.
+      if redis.call('LPOS', ready, id, 'RANK', -1, 'MAXLEN', 1000) then
+        redis.call('LREM', ready, -1, id)
+      else
+        redis.call('HINCRBY', stats, 'ghost', 1)
+      end
+    end
   end
 end
 local missed = reset and 0 or dropped
@@ -205,9 +225,13 @@ if st then
     -- Left the window when it was admitted: a run given back at a graceful stop (release.lua lowered its delivery
     -- count and set rl) is admitted again, as a crash's redelivery is; a second start without a release, and any
     -- other tick not in the window (missed or superseded), is not.
-    local r = pread('HMGET', stk, 'ad', 'rl')
-    if not r.err and r[1] == '1' and r[2] == '1' then
+    -- ad holds the delivery count the occurrence was admitted with: a later delivery (after a crash or a reap)
+    -- reruns it too, as does a redrive (rl).
+    local r = pread('HMGET', stk, 'ad', 'rl', 'v')
+    local ad = not r.err and int(r[1])
+    if ad and (r[2] == '1' or (int(r[3]) or 0) > ad) then
       verdict = 'R'
+      redis.call('HSET', stk, 'ad', math.max(int(r[3]) or 1, 1))
       redis.call('HDEL', stk, 'rl')
     else
       verdict = 'X'
@@ -219,15 +243,17 @@ if st then
     local previous = lastRun and lastRun ~= tostring(st)
       and pread('HMGET', base .. 't:' .. sid .. ':' .. lastRun, 's', 'ad')
     local unfinished = previous and not previous.err
-      and (previous[1] == 'A' or ((previous[1] == 'S' or previous[1] == 'R') and previous[2] == '1'))
+      and (previous[1] == 'A' or ((previous[1] == 'S' or previous[1] == 'R') and int(previous[2]) ~= nil))
     if overlap == 'S' and unfinished then
       verdict = 'O'
       redis.call('HINCRBY', hk, 'co', 1)
     else
       verdict = 'R'
-      redis.call('HSET', hk, 'lr', st)
-      if redis.call('EXISTS', stk) == 1 then
-        redis.call('HSET', stk, 'ad', 1)
+      -- The latest tick started: an older one admitted late does not hide the newer one's outcome.
+      if not (int(lastRun) and int(lastRun) > st) then redis.call('HSET', hk, 'lr', st) end
+      local v = pread('HGET', stk, 'v')
+      if type(v) == 'string' then
+        redis.call('HSET', stk, 'ad', math.max(int(v) or 1, 1))
         redis.call('HDEL', stk, 'rl')
       end
     end

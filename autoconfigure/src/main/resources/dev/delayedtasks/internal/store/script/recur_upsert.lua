@@ -35,9 +35,14 @@ if cur[1] == digest then
   return {now, 'S', int(cur[2]) or 0}
 end
 local generation = (int(cur[2]) or 0) + 1
--- 'R': the tick sequence restarts after Redis now; occurrences left from the old definition are no longer in the
--- window w, so the worker skips them when they come due (an identical tick is re-adopted, not duplicated).
-redis.call('HSET', hk, 'g', generation, 'n', 'R', 'w', '', unpack(definition))
+-- 'R': the tick sequence restarts after Redis now; future occurrences left from the old definition leave the
+-- window w, so the worker skips them when they come due (an identical tick is re-adopted, not duplicated). Those
+-- already due stay: their tick came before the change, and they run (or count as missed) as before.
+local due = {}
+for t in string.gmatch(redis.call('HGET', hk, 'w') or '', '[^,]+') do
+  if int(t) and int(t) <= now then due[#due + 1] = t end
+end
+redis.call('HSET', hk, 'g', generation, 'n', 'R', 'w', table.concat(due, ','), unpack(definition))
 if not cur[2] then redis.call('HSET', hk, 'ps', '0', 'cc', 0, 'cm', 0, 'co', 0, 'c', now) end
 redis.call('ZADD', index, 'NX', now, sid)
 return {now, cur[2] and 'U' or 'C', generation}

@@ -46,7 +46,8 @@ for _, id in ipairs(ids) do
     -- undeclared: first, so a moved slot raises before any change
     redis.call('DEL', base .. 'e:' .. id, base .. 'o:' .. id)
     redis.call('ZREM', dead, id)
-    redis.call('HSET', tk, 's', 'R', 'a', 0, 'v', 0, 'd', now)
+    -- rl: a recurring occurrence admitted before runs again (recur_advance), like one a graceful stop gave back.
+    redis.call('HSET', tk, 's', 'R', 'a', 0, 'v', 0, 'd', now, 'rl', 1)
     redis.call('HDEL', tk, 'k', 'cr', 'x')
     -- Redriven on purpose: an expiry that has passed no longer holds (claim would end the task again at once); one
     -- still ahead does, whatever the task died of. A value that is not a number is ignored by claim: drop it too.

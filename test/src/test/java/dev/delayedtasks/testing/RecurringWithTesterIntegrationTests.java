@@ -23,13 +23,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Outside review: a {@code @Recurring} handler tested with the test kit, as an
- * application would, the test clock moved with {@link DelayedTasksTester#advanceTime}.
+ * A {@code @Recurring} handler tested with the test kit, as an application would, the
+ * test clock moved with {@link DelayedTasksTester#advanceTime}.
  */
-@SpringBootTest(classes = RecurringWithTesterReviewIntegrationTests.App.class)
+@SpringBootTest(classes = RecurringWithTesterIntegrationTests.App.class)
 @AutoConfigureDelayedTasks
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class RecurringWithTesterReviewIntegrationTests {
+class RecurringWithTesterIntegrationTests {
 
 	@Autowired
 	private DelayedTasksTester tasks;
