@@ -37,6 +37,8 @@ final class ActiveRun {
 
 	private volatile long leaseValidUntilNanos;
 
+	private final long startByNanos;
+
 	private volatile @Nullable String stopReason;
 
 	private boolean timedOut;
@@ -46,13 +48,16 @@ final class ActiveRun {
 	 * @param lease the lease
 	 * @param context what the handler sees
 	 * @param leaseValidUntilNanos local time until which the lease surely holds
-	 * @param onEnd called once when this instance stops holding the task (frees its
-	 * permit)
+	 * @param startByNanos local time after which the handler must no longer start: its
+	 * lease is extended only once it runs, so a later start could overlap with another
+	 * instance's run after the lease ran out
+	 * @param onEnd called once when this instance stops holding the task (frees its hold)
 	 */
-	ActiveRun(Lease lease, TaskContext context, long leaseValidUntilNanos, Runnable onEnd) {
+	ActiveRun(Lease lease, TaskContext context, long leaseValidUntilNanos, long startByNanos, Runnable onEnd) {
 		this.lease = lease;
 		this.context = context;
 		this.leaseValidUntilNanos = leaseValidUntilNanos;
+		this.startByNanos = startByNanos;
 		this.onEnd = onEnd;
 	}
 
@@ -66,12 +71,14 @@ final class ActiveRun {
 
 	/**
 	 * Bind the handler's thread and mark the run started, unless shutdown asked it to
-	 * stop before it started or released it.
+	 * stop before it started or released it, or its time to start has passed (the
+	 * executor ran it late; the heartbeat releases it).
 	 * @param thread the worker thread about to call the handler
 	 * @return {@code false} when the handler must not be called
 	 */
 	synchronized boolean start(Thread thread) {
-		if (SHUTDOWN.equals(this.stopReason) || !this.fate.compareAndSet(Fate.QUEUED, Fate.STARTED)) {
+		if (SHUTDOWN.equals(this.stopReason) || startOverdueAt(System.nanoTime())
+				|| !this.fate.compareAndSet(Fate.QUEUED, Fate.STARTED)) {
 			return false;
 		}
 		this.thread = thread;
@@ -88,6 +95,26 @@ final class ActiveRun {
 
 	void extendedUntil(long nanos) {
 		this.leaseValidUntilNanos = nanos;
+	}
+
+	/**
+	 * Whether the handler has not started and may no longer start.
+	 * @param nanos now, as {@link System#nanoTime()}
+	 * @return whether the run waits past its start deadline
+	 */
+	boolean startOverdueAt(long nanos) {
+		return this.fate.get() == Fate.QUEUED && nanos - this.startByNanos > 0;
+	}
+
+	/**
+	 * Whether the handler started and this instance still holds the task for it (running,
+	 * or returned with its outcome not yet recorded or released): the leases the
+	 * heartbeat extends.
+	 * @return whether the run started and is still held
+	 */
+	boolean hasStarted() {
+		Fate current = this.fate.get();
+		return current == Fate.STARTED || current == Fate.FINISHED || current == Fate.RETURNED;
 	}
 
 	boolean leaseExpiredAt(long nanos) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.delayedtasks.FailureReason;
@@ -57,7 +58,12 @@ final class Completions {
 	 */
 	private final AtomicInteger unrecorded = new AtomicInteger();
 
-	private volatile boolean running;
+	/**
+	 * Whether the current start records outcomes; each start has a flag of its own, so a
+	 * thread stop gave up on (stuck in a call to an unresponsive Redis) ends when it
+	 * returns, instead of living on beside the next start's.
+	 */
+	private volatile AtomicBoolean running = new AtomicBoolean();
 
 	private @Nullable Thread thread;
 
@@ -73,8 +79,9 @@ final class Completions {
 	 * @param threads makes the queue's threads
 	 */
 	void start(QueueThreads threads) {
-		this.running = true;
-		this.thread = threads.start("complete", this::drain, true);
+		AtomicBoolean started = new AtomicBoolean(true);
+		this.running = started;
+		this.thread = threads.start("complete", () -> drain(started), true);
 	}
 
 	void succeeded(ActiveRun run, Duration runTime, @Nullable String result) {
@@ -95,31 +102,41 @@ final class Completions {
 	}
 
 	/**
-	 * Record what is pending, then stop the thread.
-	 * @param timeout the longest wait
+	 * Record what is pending until {@code deadline}, then stop the thread and give up the
+	 * outcomes still unrecorded: their runs are untracked (so they hold no capacity into
+	 * a later start) and their tasks run again after their leases, as after a crash.
+	 * @param deadline the {@link System#nanoTime()} after which to stop waiting
 	 */
-	void stop(Duration timeout) {
-		long deadline = System.nanoTime() + timeout.toNanos();
+	void stop(long deadline) {
 		// Wait for the batch in progress too: interrupting the thread while it talks to
 		// Redis would lose an outcome that is already known.
-		while (!isIdle() && System.nanoTime() < deadline) {
+		while (!isIdle() && System.nanoTime() - deadline < 0) {
 			sleep(10);
 		}
-		this.running = false;
+		this.running.set(false);
 		Thread worker = this.thread;
 		if (worker != null) {
 			worker.interrupt();
 			try {
-				worker.join(1000);
+				worker.join(Math.max(100, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
 		}
+		List<Completion> unrecorded = new ArrayList<>();
+		this.pending.drainTo(unrecorded);
+		if (!unrecorded.isEmpty()) {
+			this.unrecorded.addAndGet(-unrecorded.size());
+			logger.warn("Could not record the outcome of " + unrecorded.size() + " task(s) of queue '" + this.queue
+					+ "' before stopping; they run again after their leases expire: "
+					+ unrecorded.stream().map((completion) -> completion.run().lease().id().value()).toList());
+			unrecorded.forEach((completion) -> this.heartbeat.untrack(completion.run()));
+		}
 	}
 
-	private void drain() {
-		while (this.running) {
+	private void drain(AtomicBoolean running) {
+		while (running.get()) {
 			try {
 				Completion first = this.pending.poll(200, TimeUnit.MILLISECONDS);
 				if (first == null) {
@@ -129,7 +146,7 @@ final class Completions {
 				batch.add(first);
 				this.pending.drainTo(batch, MAX_BATCH - 1);
 				try {
-					record(batch);
+					record(batch, running);
 				}
 				catch (Throwable ex) {
 					// Never let the completion thread die, of an Error either (out of
@@ -145,14 +162,14 @@ final class Completions {
 				}
 			}
 			catch (InterruptedException ex) {
-				if (!this.running) {
+				if (!running.get()) {
 					return;
 				}
 			}
 		}
 	}
 
-	private void record(List<Completion> batch) {
+	private void record(List<Completion> batch, AtomicBoolean running) {
 		List<Completion> successes = batch.stream().filter((c) -> c.failure() == null).toList();
 		List<Completion> failures = batch.stream().filter((c) -> c.failure() != null).toList();
 		try {
@@ -166,14 +183,14 @@ final class Completions {
 			}
 		}
 		catch (RuntimeException ex) {
-			retryLater(successes, ex);
+			retryLater(successes, ex, running);
 		}
 		for (Completion failure : failures) {
 			try {
 				failed(failure, this.store.fail(this.queue, failure.run().lease(), failure.decision()));
 			}
 			catch (RuntimeException ex) {
-				retryLater(List.of(failure), ex);
+				retryLater(List.of(failure), ex, running);
 			}
 		}
 	}
@@ -233,10 +250,10 @@ final class Completions {
 		}
 	}
 
-	private void retryLater(List<Completion> completions, RuntimeException ex) {
+	private void retryLater(List<Completion> completions, RuntimeException ex, AtomicBoolean running) {
 		long now = System.nanoTime();
 		for (Completion completion : completions) {
-			if (completion.run().leaseExpiredAt(now) || !this.running) {
+			if (completion.run().leaseExpiredAt(now) || !running.get()) {
 				logger.warn("Could not record the outcome of task " + completion.run().lease().id() + " of queue '"
 						+ this.queue + "' before its lease ran out; it will run again: " + ex.getMessage());
 				this.heartbeat.untrack(completion.run());

@@ -3,6 +3,7 @@ package dev.delayedtasks.internal.worker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
@@ -63,23 +64,17 @@ final class Dispatcher {
 
 	private final Listeners listeners;
 
-	private final Semaphore permits;
-
-	private final Semaphore holds;
+	private final int concurrency;
 
 	private final AtomicInteger running = new AtomicInteger();
 
-	private volatile boolean started;
-
 	/**
-	 * Whether the loop waits for a permit, a hold or a wake token: the waits stop may cut
-	 * short. An interrupted claim would lose its reply.
+	 * The claim loop now running, or {@code null} when stopped. Each start makes a new
+	 * one with budgets of its own, so a loop that {@link #stop()} gave up on (stuck in a
+	 * call to an unresponsive Redis) and the runs it leaked can never take capacity from
+	 * the loop a later start runs.
 	 */
-	private volatile boolean idle;
-
-	private @Nullable Thread thread;
-
-	private String nonce = "";
+	private volatile @Nullable Loop loop;
 
 	Dispatcher(String queue, int concurrency, WorkerServices services, LeaseHeartbeat heartbeat, TaskRunner runner) {
 		this.queue = queue;
@@ -91,8 +86,7 @@ final class Dispatcher {
 		this.heartbeat = heartbeat;
 		this.runner = runner;
 		this.listeners = services.listeners();
-		this.permits = new Semaphore(concurrency);
-		this.holds = new Semaphore(concurrency + this.settings.maxClaim());
+		this.concurrency = concurrency;
 	}
 
 	/**
@@ -102,27 +96,33 @@ final class Dispatcher {
 	 * @param threads makes the queue's threads
 	 */
 	void start(QueueThreads threads) {
-		this.started = true;
-		this.nonce = UUID.randomUUID().toString().substring(0, 8);
-		this.thread = threads.start("dispatcher", this::dispatch, false);
+		Loop started = new Loop(UUID.randomUUID().toString().substring(0, 8), new Semaphore(this.concurrency),
+				new Semaphore(this.concurrency + this.settings.maxClaim()));
+		this.loop = started;
+		started.thread = threads.start("dispatcher", () -> dispatch(started), false);
 	}
 
 	/**
-	 * Stop claiming and wait for the loop to end. Only an idle wait is cut short: it sees
-	 * the stop next, before any claim. An interrupt inside a claim would lose the claimed
-	 * tasks' reply.
+	 * Stop claiming and wait, until {@code deadline} at most, for the loop to end. Only
+	 * an idle wait is cut short: it sees the stop next, before any claim. An interrupt
+	 * inside a claim would lose the claimed tasks' reply. A loop still in a claim at the
+	 * deadline releases what that claim leased as soon as the reply comes, and never runs
+	 * it.
+	 * @param deadline the {@link System#nanoTime()} after which to stop waiting
 	 */
-	void stop() {
-		this.started = false;
-		Thread loop = this.thread;
-		if (loop == null) {
+	void stop(long deadline) {
+		Loop stopped = this.loop;
+		this.loop = null;
+		if (stopped == null || stopped.thread == null) {
 			return;
 		}
-		if (this.idle) {
-			loop.interrupt();
+		stopped.live = false;
+		if (stopped.idle) {
+			stopped.thread.interrupt();
 		}
+		long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
 		try {
-			loop.join(this.settings.blockTimeout().plusSeconds(2).toMillis());
+			stopped.thread.join(Math.min(waitMillis, this.settings.blockTimeout().plusSeconds(2).toMillis()));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -152,46 +152,44 @@ final class Dispatcher {
 		return this.running.get();
 	}
 
-	private void dispatch() {
+	private void dispatch(Loop loop) {
 		BlockingConnection wake = null;
 		long backOff = 0;
 		long claims = 0;
 		Deque<String> lostClaims = new ArrayDeque<>();
 		ThrottledWarning failures = new ThrottledWarning(logger, Duration.ofMinutes(1));
-		while (this.started) {
+		while (loop.live) {
 			String claimNonce = null;
 			try {
-				int wanted = claimable();
+				int wanted = claimable(loop);
 				if (wanted == 0) {
 					continue;
 				}
 				if (!lostClaims.isEmpty()) {
 					recover(lostClaims);
 				}
-				claimNonce = this.nonce + "." + Long.toString(++claims, 36);
+				claimNonce = loop.nonce + "." + Long.toString(++claims, 36);
+				long sent = System.nanoTime();
 				ClaimBatch batch = this.store.claim(this.queue, wanted, claimNonce);
 				claimNonce = null;
 				reportExpired(batch.expired());
-				List<ClaimedTask> tasks = batch.tasks();
-				for (int i = 0; i < tasks.size(); i++) {
-					try {
-						submit(tasks.get(i), batch.now());
-					}
-					catch (RuntimeException | Error ex) {
-						releaseQuietly(tasks.subList(i + 1, tasks.size()));
-						throw ex;
-					}
+				if (!loop.live) {
+					// Stop gave up on this claim: nobody heartbeats or records what it
+					// leased, so it goes back at once instead of running here unheld.
+					releaseQuietly(batch.tasks());
+					break;
 				}
+				submitAll(loop, batch, sent);
 				if (batch.tasks().size() < wanted && !batch.more()) {
 					if (wake == null) {
 						wake = this.connections.open(this.settings.blockTimeout());
 					}
-					this.idle = true;
+					loop.idle = true;
 					try {
 						wake.pop(this.settings.blockTimeout(), this.keys.wake());
 					}
 					finally {
-						this.idle = false;
+						loop.idle = false;
 					}
 				}
 				// Only a whole round resets: a claim that works followed by a BLPOP that
@@ -217,7 +215,7 @@ final class Dispatcher {
 						lostClaims.removeFirst();
 					}
 				}
-				if (!this.started) {
+				if (!loop.live) {
 					break;
 				}
 				backOff = Math.min(1000, Math.max(50, backOff * 2));
@@ -233,34 +231,88 @@ final class Dispatcher {
 		if (wake != null) {
 			wake.close();
 		}
+		if (!lostClaims.isEmpty()) {
+			// A claim interrupted or failed at stop: give its tasks back now rather than
+			// after lease + grace (the recover runs after the claim on the connection).
+			recoverQuietly(lostClaims);
+		}
+	}
+
+	/**
+	 * Hold every task of a claim before any of them runs, so each is released at stop and
+	 * none waits untracked while an earlier one runs on a synchronous or caller-runs
+	 * executor; then hand them to the executor one by one.
+	 * @param loop the loop that claimed them
+	 * @param batch the claim's reply
+	 * @param sent when the claim was sent: the leases run from then
+	 */
+	private void submitAll(Loop loop, ClaimBatch batch, long sent) {
+		List<ClaimedTask> tasks = batch.tasks();
+		List<ActiveRun> runs = new ArrayList<>(tasks.size());
+		List<Permit> permits = new ArrayList<>(tasks.size());
+		List<Envelope> envelopes = new ArrayList<>(tasks.size());
+		for (int i = 0; i < tasks.size(); i++) {
+			try {
+				ClaimedTask task = tasks.get(i);
+				Envelope envelope = this.runner.read(task.envelope());
+				TaskContext context = new TaskContext(task.id(), this.queue, task.failures() + 1, task.deliveries(),
+						Instant.ofEpochMilli(task.dueMs()), Instant.ofEpochMilli(task.createdMs()),
+						Instant.ofEpochMilli(batch.now()), TaskRunner.headers(envelope), task.token());
+				Permit permit = new Permit(loop.permits, this.running);
+				// The hold goes back when the task is untracked (outcome recorded,
+				// released or lost); so does the permit of a run that never started.
+				loop.holds.acquireUninterruptibly();
+				runs.add(this.heartbeat.track(task.lease(), context, sent, () -> {
+					loop.holds.release();
+					permit.free();
+				}));
+				permits.add(permit);
+				envelopes.add(envelope);
+			}
+			catch (RuntimeException | Error ex) {
+				releaseQuietly(tasks.subList(i, tasks.size()));
+				releaseRuns(runs);
+				throw ex;
+			}
+		}
+		for (int i = 0; i < runs.size(); i++) {
+			try {
+				submit(runs.get(i), permits.get(i), envelopes.get(i), tasks.get(i).envelope());
+			}
+			catch (RuntimeException | Error ex) {
+				releaseRuns(runs.subList(i, runs.size()));
+				throw ex;
+			}
+		}
 	}
 
 	/**
 	 * Wait up to the block timeout for a free permit and a free hold.
+	 * @param loop the loop whose budgets to wait for
 	 * @return how many tasks a claim may lease now, 0 when the wait ended without both
 	 */
-	private int claimable() throws InterruptedException {
+	private int claimable(Loop loop) throws InterruptedException {
 		long block = this.settings.blockTimeout().toMillis();
-		this.idle = true;
+		loop.idle = true;
 		try {
-			if (!this.permits.tryAcquire(block, TimeUnit.MILLISECONDS)) {
+			if (!loop.permits.tryAcquire(block, TimeUnit.MILLISECONDS)) {
 				return 0;
 			}
 			try {
-				if (!this.holds.tryAcquire(block, TimeUnit.MILLISECONDS)) {
+				if (!loop.holds.tryAcquire(block, TimeUnit.MILLISECONDS)) {
 					// Outcomes wait to be written: claim again once they are.
 					return 0;
 				}
-				int free = Math.min(this.permits.availablePermits(), this.holds.availablePermits()) + 1;
-				this.holds.release();
+				int free = Math.min(loop.permits.availablePermits(), loop.holds.availablePermits()) + 1;
+				loop.holds.release();
 				return Math.min(free, this.settings.maxClaim());
 			}
 			finally {
-				this.permits.release();
+				loop.permits.release();
 			}
 		}
 		finally {
-			this.idle = false;
+			loop.idle = false;
 		}
 	}
 
@@ -273,35 +325,55 @@ final class Dispatcher {
 		}
 	}
 
-	private void submit(ClaimedTask task, long claimedAt) {
-		Envelope envelope = this.runner.read(task.envelope());
-		TaskContext context = new TaskContext(task.id(), this.queue, task.failures() + 1, task.deliveries(),
-				Instant.ofEpochMilli(task.dueMs()), Instant.ofEpochMilli(task.createdMs()),
-				Instant.ofEpochMilli(claimedAt), TaskRunner.headers(envelope), task.token());
-		// The hold goes back when the task is untracked (outcome recorded, released or
-		// lost), the permit when its handler returns.
-		this.holds.acquireUninterruptibly();
-		this.permits.acquireUninterruptibly();
-		ActiveRun run = this.heartbeat.track(task.lease(), context, this.holds::release);
-		this.running.incrementAndGet();
+	private void recoverQuietly(Deque<String> lostClaims) {
+		try {
+			recover(lostClaims);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not give back the tasks of queue '" + this.queue
+					+ "' leased by claims whose reply was lost; they run again after their lease expires: "
+					+ ex.getMessage());
+		}
+	}
+
+	private void submit(ActiveRun run, Permit permit, @Nullable Envelope envelope, String rawEnvelope) {
+		if (!permit.acquire()) {
+			// Released (at stop) before it was handed over.
+			return;
+		}
 		try {
 			this.executor.execute(() -> {
 				try {
-					this.runner.run(run, envelope, task.envelope());
+					this.runner.run(run, envelope, rawEnvelope);
 				}
 				finally {
-					this.running.decrementAndGet();
-					this.permits.release();
+					permit.free();
 				}
 			});
 		}
 		catch (RuntimeException ex) {
-			this.running.decrementAndGet();
-			this.permits.release();
-			this.heartbeat.untrack(run);
-			releaseQuietly(List.of(task));
+			permit.free();
 			throw ex;
 		}
+	}
+
+	/**
+	 * Give back runs that will not be handed to the executor: released at once unless
+	 * they were already given up (released at stop, or abandoned).
+	 * @param runs the runs
+	 */
+	private void releaseRuns(List<ActiveRun> runs) {
+		List<ActiveRun> released = runs.stream().filter(ActiveRun::release).toList();
+		if (!released.isEmpty()) {
+			try {
+				this.store.release(this.queue, released.stream().map(ActiveRun::lease).toList());
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not release " + released.size() + " claimed task(s) of queue '" + this.queue
+						+ "'; they run again after their lease expires: " + ex.getMessage());
+			}
+		}
+		runs.forEach(this.heartbeat::untrack);
 	}
 
 	private void releaseQuietly(List<ClaimedTask> tasks) {
@@ -324,6 +396,83 @@ final class Dispatcher {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	/** One run of the claim loop, from a start to its stop, with its own budgets. */
+	private static final class Loop {
+
+		private final String nonce;
+
+		private final Semaphore permits;
+
+		private final Semaphore holds;
+
+		private volatile boolean live = true;
+
+		/**
+		 * Whether the loop waits for a permit, a hold or a wake token: the waits stop may
+		 * cut short. An interrupted claim would lose its reply.
+		 */
+		private volatile boolean idle;
+
+		private @Nullable Thread thread;
+
+		Loop(String nonce, Semaphore permits, Semaphore holds) {
+			this.nonce = nonce;
+			this.permits = permits;
+			this.holds = holds;
+		}
+
+	}
+
+	/**
+	 * The permit of one run: taken when the run is handed to the executor, given back
+	 * once, when its handler returns or when the run ends without starting (an executor
+	 * that dropped it, a release at stop), whichever comes first.
+	 */
+	private static final class Permit {
+
+		private static final int NOT_TAKEN = 0;
+
+		private static final int TAKEN = 1;
+
+		private static final int FREED = 2;
+
+		private final Semaphore permits;
+
+		private final AtomicInteger running;
+
+		private final AtomicInteger state = new AtomicInteger(NOT_TAKEN);
+
+		Permit(Semaphore permits, AtomicInteger running) {
+			this.permits = permits;
+			this.running = running;
+		}
+
+		/**
+		 * Take the permit, unless the run already ended.
+		 * @return whether it was taken
+		 */
+		boolean acquire() {
+			this.permits.acquireUninterruptibly();
+			if (!this.state.compareAndSet(NOT_TAKEN, TAKEN)) {
+				this.permits.release();
+				return false;
+			}
+			this.running.incrementAndGet();
+			return true;
+		}
+
+		void free() {
+			if (this.state.compareAndSet(TAKEN, FREED)) {
+				this.running.decrementAndGet();
+				this.permits.release();
+			}
+			else {
+				this.state.compareAndSet(NOT_TAKEN, FREED);
+			}
+		}
+
 	}
 
 }

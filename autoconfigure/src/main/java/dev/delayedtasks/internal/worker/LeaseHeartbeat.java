@@ -21,11 +21,15 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.scheduling.TaskScheduler;
 
 /**
- * Extends the leases of a queue's running tasks in one batch every third of the lease. A
+ * Extends the leases of a queue's started tasks in one batch every third of the lease. A
  * lease that Redis reports lost, or that could not be extended before it ran out, stops
  * being this worker's: its handler is interrupted and its outcome will not be recorded,
  * or, when the handler has not started yet, it never starts. A cancel request interrupts
  * the handler too.
+ * <p>
+ * A claimed task whose handler has not started keeps only the lease of its claim: one the
+ * handler executor dropped (a discard policy) or still holds back when its start window
+ * ends is released to the queue at once, without penalty, and never starts here.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -44,6 +48,12 @@ final class LeaseHeartbeat {
 
 	private final long checkMillis;
 
+	/**
+	 * How long after its claim a handler may start: its first heartbeat must come before
+	 * the claim's lease runs out locally.
+	 */
+	private final long startWindowNanos;
+
 	private @Nullable ScheduledExecutorService thread;
 
 	private @Nullable ScheduledFuture<?> localCheck;
@@ -58,6 +68,16 @@ final class LeaseHeartbeat {
 		this.leaseNanos = settings.leaseDuration().toNanos() * 9 / 10;
 		this.beatMillis = settings.heartbeatInterval().toMillis();
 		this.checkMillis = Math.max(10, settings.leaseDuration().toMillis() / 10);
+		this.startWindowNanos = Math.max(this.leaseNanos / 4, this.leaseNanos
+				- TimeUnit.MILLISECONDS.toNanos(this.beatMillis) - TimeUnit.MILLISECONDS.toNanos(this.checkMillis));
+	}
+
+	/**
+	 * How long after its claim a handler may start, at most.
+	 * @return the start window
+	 */
+	Duration startWindow() {
+		return Duration.ofNanos(this.startWindowNanos);
 	}
 
 	/**
@@ -77,7 +97,8 @@ final class LeaseHeartbeat {
 	}
 
 	/**
-	 * Stop beating: the leases still held run out on their own.
+	 * Stop beating and forget every run still tracked: the leases still held run out on
+	 * their own, and nothing of this start is carried into the next.
 	 */
 	synchronized void stop() {
 		if (this.localCheck != null) {
@@ -87,17 +108,21 @@ final class LeaseHeartbeat {
 			this.thread.shutdownNow();
 			this.thread = null;
 		}
+		active().forEach(this::untrack);
 	}
 
 	/**
 	 * Hold a claimed task until {@link #untrack(ActiveRun)}.
 	 * @param lease its lease
 	 * @param context what its handler sees
+	 * @param claimedAt when the claim was sent, as {@link System#nanoTime()}: the lease
+	 * runs from then
 	 * @param onEnd called once when it is untracked
 	 * @return the run
 	 */
-	ActiveRun track(Lease lease, TaskContext context, Runnable onEnd) {
-		ActiveRun run = new ActiveRun(lease, context, System.nanoTime() + this.leaseNanos, onEnd);
+	ActiveRun track(Lease lease, TaskContext context, long claimedAt, Runnable onEnd) {
+		ActiveRun run = new ActiveRun(lease, context, claimedAt + this.leaseNanos, claimedAt + this.startWindowNanos,
+				onEnd);
 		this.runs.put(lease.id().value(), run);
 		return run;
 	}
@@ -140,19 +165,52 @@ final class LeaseHeartbeat {
 		return false;
 	}
 
+	/**
+	 * Release the runs whose handlers did not start within their start window (the
+	 * executor dropped them, or ran them too late): without penalty, back to the head of
+	 * the queue, so another dispatcher runs them at once. A round trip only when there
+	 * are any.
+	 * @param tracked the runs held now
+	 * @param now the time of this beat
+	 */
+	private void releaseUnstarted(List<ActiveRun> tracked, long now) {
+		List<ActiveRun> overdue = tracked.stream().filter((run) -> run.startOverdueAt(now) && run.abandon()).toList();
+		if (overdue.isEmpty()) {
+			return;
+		}
+		List<String> ids = overdue.stream().map((run) -> run.lease().id().value()).toList();
+		try {
+			this.store.release(this.queue, overdue.stream().map(ActiveRun::lease).toList());
+			logger.warn(overdue.size() + " claimed task(s) of queue '" + this.queue + "' did not start within "
+					+ startWindow() + " (the handler executor dropped them or is saturated); released them: " + ids);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not release " + overdue.size() + " unstarted task(s) of queue '" + this.queue
+					+ "'; they run again after their lease expires: " + ids + ": " + ex.getMessage());
+		}
+		overdue.forEach(this::untrack);
+	}
+
 	List<ActiveRun> active() {
 		return new ArrayList<>(this.runs.values());
 	}
 
 	void beat() {
-		List<ActiveRun> current = active();
-		if (current.isEmpty()) {
+		List<ActiveRun> tracked = active();
+		if (tracked.isEmpty()) {
 			return;
 		}
 		long sent = System.nanoTime();
 		// A lease that ran out locally (extensions failed or were late) is no longer
 		// ours, whatever Redis says.
 		checkLocalLeases();
+		releaseUnstarted(tracked, sent);
+		// Only started runs are extended: a run the executor never starts must not be
+		// held for the life of the instance.
+		List<ActiveRun> current = tracked.stream().filter(ActiveRun::hasStarted).toList();
+		if (current.isEmpty()) {
+			return;
+		}
 		try {
 			List<ExtendOutcome> outcomes = this.store.extend(this.queue,
 					current.stream().map(ActiveRun::lease).toList());

@@ -99,7 +99,11 @@ final class PromotionTimer {
 		this.tickReader = threads.start("tick", this::readTicks, true);
 	}
 
-	void stop() {
+	/**
+	 * Stop contending and hand the timer over, waiting until {@code deadline} at most.
+	 * @param deadline the {@link System#nanoTime()} after which to stop waiting
+	 */
+	void stop(long deadline) {
 		Thread reader;
 		synchronized (this) {
 			if (!this.running) {
@@ -114,7 +118,7 @@ final class PromotionTimer {
 		if (reader != null) {
 			reader.interrupt();
 			try {
-				reader.join(this.block.plusSeconds(2).toMillis());
+				reader.join(waitMillis(deadline));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -123,7 +127,7 @@ final class PromotionTimer {
 		// On the timer's own thread, so a tick already under way cannot take the timer
 		// back after the resignation.
 		try {
-			timerThread().submit(this::resign).get(this.block.plusSeconds(2).toMillis(), TimeUnit.MILLISECONDS);
+			timerThread().submit(this::resign).get(waitMillis(deadline), TimeUnit.MILLISECONDS);
 		}
 		catch (RejectedExecutionException ex) {
 			resign();
@@ -135,6 +139,11 @@ final class PromotionTimer {
 			logger.debug("Could not resign the timer of queue '" + this.queue + "': " + ex.getMessage());
 		}
 		timerThread().shutdownNow();
+	}
+
+	private long waitMillis(long deadline) {
+		long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+		return Math.min(left, this.block.plusSeconds(2).toMillis());
 	}
 
 	private void resign() {

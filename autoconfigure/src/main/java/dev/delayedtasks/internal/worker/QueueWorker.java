@@ -96,8 +96,11 @@ public final class QueueWorker implements HandlerContainer {
 	 * them to finish) and get the rest of the timeout to return. Only tasks whose
 	 * handlers returned without an outcome are released; a handler still running at the
 	 * end keeps its lease, so its task is reaped after lease + grace and never handed
-	 * over while it runs. Holds the lifecycle lock throughout, so a concurrent
-	 * {@link #start()} waits for it instead of sharing half-stopped parts.
+	 * over while it runs. Every wait (for the dispatcher, the timer, the handlers and the
+	 * outcomes) counts against the one shutdown timeout, and whatever this start still
+	 * holds at the end is let go, so a later {@link #start()} begins with the whole
+	 * capacity. Holds the lifecycle lock throughout, so a concurrent {@link #start()}
+	 * waits for it instead of sharing half-stopped parts.
 	 */
 	@Override
 	public synchronized void stop() {
@@ -108,10 +111,10 @@ public final class QueueWorker implements HandlerContainer {
 		// restored at the end.
 		boolean interrupted = Thread.interrupted();
 		this.started = false;
-		this.dispatcher.stop();
-		this.timer.stop();
 		long timeout = this.settings.shutdownTimeout().toNanos();
 		long deadline = System.nanoTime() + timeout;
+		this.dispatcher.stop(deadline);
+		this.timer.stop(deadline);
 		List<ActiveRun> held = this.heartbeat.active();
 		releaseUnstarted(held);
 		if (!this.settings.interruptOnShutdown()) {
@@ -119,17 +122,18 @@ public final class QueueWorker implements HandlerContainer {
 		}
 		held.forEach((run) -> run.stop(ActiveRun.SHUTDOWN));
 		awaitHandlers(held, deadline);
-		releaseUnstarted(held);
 		List<ActiveRun> stillRunning = held.stream().filter(ActiveRun::isHandlerRunning).toList();
+		// After the running ones are known: a handler that returns for release between
+		// the two is released here, not left behind.
+		releaseUnstarted(held);
 		if (!stillRunning.isEmpty()) {
 			logger.warn(stillRunning.size() + " handler(s) of queue '" + this.endpoint.queue()
 					+ "' still run after the shutdown timeout of " + this.settings.shutdownTimeout()
 					+ "; their tasks keep their leases and run again after lease + grace: "
 					+ stillRunning.stream().map((run) -> run.lease().id().value()).toList());
 		}
-		this.completions.stop(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())).plusSeconds(1));
+		this.completions.stop(deadline);
 		this.heartbeat.stop();
-		stillRunning.forEach(this.heartbeat::untrack);
 		logger.info("Stopped handler " + this.endpoint);
 		if (interrupted) {
 			Thread.currentThread().interrupt();

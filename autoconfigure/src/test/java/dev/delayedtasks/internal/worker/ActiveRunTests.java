@@ -17,7 +17,8 @@ class ActiveRunTests {
 	private final AtomicInteger ends = new AtomicInteger();
 
 	private final ActiveRun run = new ActiveRun(new Lease(TaskId.of("t1"), "token", null),
-			CompletionsTests.context("t1"), System.nanoTime() + 1_000_000_000L, this.ends::incrementAndGet);
+			CompletionsTests.context("t1"), System.nanoTime() + 1_000_000_000L, System.nanoTime() + 1_000_000_000L,
+			this.ends::incrementAndGet);
 
 	@Test
 	void runReleasedBeforeItsThreadPicksItUpNeverStarts() {

@@ -47,13 +47,14 @@ class CompletionsTests {
 		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
 		Completions completions = new Completions("q", store, heartbeat, new Listeners(List.of()));
 		completions.start(new QueueThreads("q"));
-		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), context("t1"), () -> {
-		});
+		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), context("t1"), System.nanoTime(),
+				() -> {
+				});
 		run.finish();
 		completions.succeeded(run, Duration.ofMillis(5), null);
 		assertThat(ackEntered.await(5, TimeUnit.SECONDS)).isTrue();
 		// The queue is empty now, but the outcome is not recorded yet.
-		Thread stopper = new Thread(() -> completions.stop(Duration.ofSeconds(5)));
+		Thread stopper = new Thread(() -> completions.stop(System.nanoTime() + Duration.ofSeconds(5).toNanos()));
 		stopper.start();
 		// Stop is under way (waiting), and keeps waiting instead of interrupting the
 		// acknowledgement.

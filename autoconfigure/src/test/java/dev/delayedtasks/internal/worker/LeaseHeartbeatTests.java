@@ -1,7 +1,9 @@
 package dev.delayedtasks.internal.worker;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.delayedtasks.TaskId;
@@ -26,7 +28,7 @@ class LeaseHeartbeatTests {
 		store.extend = (leases) -> List.of(ExtendOutcome.LOST);
 		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
 		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
-				() -> {
+				System.nanoTime(), () -> {
 				});
 		Thread handler = new Thread(() -> {
 			try {
@@ -45,18 +47,30 @@ class LeaseHeartbeatTests {
 	}
 
 	@Test
-	void leaseLostBeforeTheHandlerStartedEndsTheRunAndTheHandlerNeverStarts() {
+	void unstartedRunIsNotExtendedAndIsReleasedOnceItsStartWindowEnds() {
+		WorkerSettings shortLease = new WorkerSettings(Duration.ofMillis(300), Duration.ofSeconds(5),
+				Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(5), true, 32);
 		ScriptedTaskStore store = new ScriptedTaskStore();
-		store.extend = (leases) -> List.of(ExtendOutcome.LOST);
-		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
+		List<Lease> extended = new CopyOnWriteArrayList<>();
+		store.extend = (leases) -> {
+			extended.addAll(leases);
+			return Collections.nCopies(leases.size(), ExtendOutcome.EXTENDED);
+		};
+		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, shortLease);
 		AtomicInteger ended = new AtomicInteger();
-		// Claimed, but its handler has not started yet (a busy or stalled worker).
+		// Claimed, but the executor never runs it (a discard policy).
 		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
-				ended::incrementAndGet);
+				System.nanoTime(), ended::incrementAndGet);
 		heartbeat.beat();
-		assertThat(ended).as("permit freed").hasValue(1);
+		assertThat(extended).as("an unstarted run's lease is not extended").isEmpty();
+		assertThat(ended).hasValue(0);
+		await().atMost(Duration.ofSeconds(5)).until(() -> run.startOverdueAt(System.nanoTime()));
+		assertThat(run.start(Thread.currentThread())).as("started after its start window").isFalse();
+		heartbeat.beat();
+		assertThat(store.released).extracting(Lease::id).containsExactly(TaskId.of("t1"));
+		assertThat(ended).as("hold freed").hasValue(1);
 		assertThat(heartbeat.active()).isEmpty();
-		assertThat(run.start(Thread.currentThread())).as("handler started after the lease was lost").isFalse();
+		assertThat(extended).isEmpty();
 		assertThat(run.release()).as("released at shutdown").isFalse();
 	}
 
@@ -67,7 +81,7 @@ class LeaseHeartbeatTests {
 		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", new ScriptedTaskStore(), shortLease);
 		AtomicInteger ended = new AtomicInteger();
 		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
-				ended::incrementAndGet);
+				System.nanoTime(), ended::incrementAndGet);
 		await().atMost(Duration.ofSeconds(5)).until(() -> run.leaseExpiredAt(System.nanoTime()));
 		heartbeat.checkLocalLeases();
 		assertThat(ended).hasValue(1);
@@ -80,7 +94,7 @@ class LeaseHeartbeatTests {
 		ScriptedTaskStore store = new ScriptedTaskStore();
 		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
 		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
-				() -> {
+				System.nanoTime(), () -> {
 				});
 		run.start(Thread.currentThread());
 		// The run ends and is acknowledged while the extension is on its way: Redis
@@ -99,8 +113,10 @@ class LeaseHeartbeatTests {
 		store.extend = (leases) -> List.of(ExtendOutcome.CANCEL_REQUESTED);
 		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", store, SETTINGS);
 		ActiveRun run = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
-				() -> {
+				System.nanoTime(), () -> {
 				});
+		assertThat(run.start(new Thread(() -> {
+		}))).isTrue();
 		heartbeat.beat();
 		assertThat(run.stopReason()).isEqualTo("cancelled");
 		assertThat(run.leaseExpiredAt(System.nanoTime())).isFalse();

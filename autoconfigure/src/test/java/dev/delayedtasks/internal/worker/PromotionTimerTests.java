@@ -59,7 +59,7 @@ class PromotionTimerTests {
 		}
 		finally {
 			redisAnswers.countDown();
-			timer.stop();
+			timer.stop(System.nanoTime() + Duration.ofSeconds(5).toNanos());
 		}
 	}
 
