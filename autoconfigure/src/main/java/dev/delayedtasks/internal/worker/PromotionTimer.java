@@ -56,6 +56,14 @@ final class PromotionTimer {
 
 	private volatile boolean owner;
 
+	/**
+	 * Local time until which the timer lease this instance last took surely holds: the
+	 * lease runs for the TTL from a moment after the tick was sent. Past it, a tick that
+	 * cannot reach Redis (a partition) no longer lets this instance say it owns the
+	 * timer, which another instance may have taken over.
+	 */
+	private volatile long ownedUntilNanos;
+
 	private @Nullable ScheduledFuture<?> armed;
 
 	private @Nullable Thread tickReader;
@@ -167,7 +175,7 @@ final class PromotionTimer {
 	}
 
 	boolean isOwner() {
-		return this.owner;
+		return this.owner && System.nanoTime() - this.ownedUntilNanos < 0;
 	}
 
 	boolean isRunning() {
@@ -197,6 +205,7 @@ final class PromotionTimer {
 			long started = System.nanoTime();
 			TimerTick tick = this.store.promote(this.queue, this.instanceId, this.ttl, tickConsumed);
 			long halfRoundTrip = (System.nanoTime() - started) / 2_000_000;
+			this.ownedUntilNanos = started + this.ttl.toNanos();
 			this.owner = tick.owner();
 			delayMillis = tick.owner() ? ownerDelay(tick, halfRoundTrip) : contenderDelay(tick);
 			this.failures.reset();
@@ -205,6 +214,11 @@ final class PromotionTimer {
 			if (!this.running) {
 				// Interrupted by stop(), not an outage.
 				return;
+			}
+			if (this.owner && !isOwner()) {
+				// The lease ran out while Redis could not be reached: wait for a
+				// handover as a contender does, and say so.
+				this.owner = false;
 			}
 			this.failures.warn("Timer of queue '" + this.queue + "' failed, retrying: " + ex.getMessage());
 			delayMillis = ERROR_RETRY_MILLIS;

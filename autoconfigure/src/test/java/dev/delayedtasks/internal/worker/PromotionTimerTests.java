@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.delayedtasks.internal.store.PartitionKeys;
 import dev.delayedtasks.internal.store.TimerTick;
@@ -59,6 +60,35 @@ class PromotionTimerTests {
 		}
 		finally {
 			redisAnswers.countDown();
+			timer.stop(System.nanoTime() + Duration.ofSeconds(5).toNanos());
+		}
+	}
+
+	@Test
+	void anOwnerThatCannotReachRedisStopsSayingItOwnsTheTimerOnceItsLeaseRanOut() {
+		WorkerSettings shortTtl = new WorkerSettings(Duration.ofSeconds(30), Duration.ofSeconds(5),
+				Duration.ofMillis(300), Duration.ofSeconds(1), Duration.ofSeconds(5), true, 32);
+		ScriptedTaskStore store = new ScriptedTaskStore();
+		AtomicBoolean partitioned = new AtomicBoolean();
+		store.promote = (tickConsumed) -> {
+			if (partitioned.get()) {
+				throw new IllegalStateException("Redis unreachable");
+			}
+			return new TimerTick(System.currentTimeMillis(), true, 300, -1, -1, false);
+		};
+		PromotionTimer timer = new PromotionTimer("q", KEYS, store, "me", shortTtl,
+				recording(new CopyOnWriteArrayList<>()));
+		timer.start(new QueueThreads("q"));
+		try {
+			await().atMost(Duration.ofSeconds(5)).until(timer::isOwner);
+			// Cut off from Redis: another instance takes the timer over once the lease
+			// runs out, and this one must not say it still owns it.
+			partitioned.set(true);
+			await().atMost(Duration.ofSeconds(5)).until(() -> !timer.isOwner());
+			partitioned.set(false);
+			await().atMost(Duration.ofSeconds(5)).until(timer::isOwner);
+		}
+		finally {
 			timer.stop(System.nanoTime() + Duration.ofSeconds(5).toNanos());
 		}
 	}
