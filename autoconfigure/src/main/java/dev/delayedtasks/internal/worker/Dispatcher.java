@@ -199,8 +199,13 @@ final class Dispatcher {
 				failures.reset();
 			}
 			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				break;
+				if (!loop.live) {
+					break;
+				}
+				// Only stop interrupts this thread on purpose (and ends the loop first):
+				// a
+				// stray interrupt must not leave the queue unclaimed while health says
+				// UP.
 			}
 			catch (RuntimeException | Error ex) {
 				// An Error too (out of memory for a moment, a listener's): the dispatcher
@@ -326,6 +331,9 @@ final class Dispatcher {
 	}
 
 	private void recoverQuietly(Deque<String> lostClaims) {
+		// An interrupt that cut a claim short left the flag set: the call to give its
+		// tasks back must still reach Redis.
+		boolean interrupted = Thread.interrupted();
 		try {
 			recover(lostClaims);
 		}
@@ -333,6 +341,11 @@ final class Dispatcher {
 			logger.warn("Could not give back the tasks of queue '" + this.queue
 					+ "' leased by claims whose reply was lost; they run again after their lease expires: "
 					+ ex.getMessage());
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 

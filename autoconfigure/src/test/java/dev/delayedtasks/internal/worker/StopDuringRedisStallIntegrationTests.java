@@ -48,6 +48,11 @@ class StopDuringRedisStallIntegrationTests {
 
 	private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(1);
 
+	private static final String INTERRUPTED = "stall-interrupt";
+
+	/** The payloads whose handlers started. */
+	private static final Set<String> RAN_PAYLOADS = ConcurrentHashMap.newKeySet();
+
 	/** Longer than any stop may take, so the claim it gave up on answers after it. */
 	private static final Duration LONG_PAUSE = Duration.ofSeconds(12);
 
@@ -174,6 +179,63 @@ class StopDuringRedisStallIntegrationTests {
 			});
 	}
 
+	@Test
+	void anInterruptInsideAClaimLosesNeitherTheClaimedTasksNorTheDispatcher() {
+		ShortLeases
+			.runner(this.redis, "delayed-tasks.worker.lease-duration=30s", "delayed-tasks.worker.max-claim=4",
+					"delayed-tasks.worker.block-timeout=200ms",
+					"delayed-tasks.worker.shutdown-timeout=" + SHUTDOWN_TIMEOUT.toMillis() + "ms")
+			.withUserConfiguration(Handlers.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+				PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), INTERRUPTED);
+				GATES.put(INTERRUPTED, new CountDownLatch(1));
+				for (int i = 0; i < 6; i++) {
+					scheduler.enqueue(INTERRUPTED, INTERRUPTED + "-" + i);
+				}
+				await().atMost(Duration.ofSeconds(30))
+					.untilAsserted(() -> assertThat(RUNNING).filteredOn((payload) -> payload.startsWith(INTERRUPTED))
+						.hasSize(CONCURRENCY));
+				RedisClient client = RedisClient.create(this.redis.uri());
+				try (StatefulRedisConnection<String, String> admin = client.connect()) {
+					admin.sync().clientPause(PAUSE.toMillis());
+					// The handlers return: the dispatcher claims the next tasks and waits
+					// for Redis's reply, where an interrupt finds it.
+					GATES.get(INTERRUPTED).countDown();
+					await().atMost(Duration.ofSeconds(10))
+						.untilAsserted(
+								() -> assertThat(RUNNING).noneMatch((payload) -> payload.startsWith(INTERRUPTED)));
+					Thread dispatcher = Thread.getAllStackTraces()
+						.keySet()
+						.stream()
+						.filter((thread) -> thread.getName()
+							.startsWith("delayed-tasks-dispatcher-" + INTERRUPTED + "-"))
+						.filter(Thread::isAlive)
+						.findFirst()
+						.orElseThrow();
+					await().atMost(Duration.ofSeconds(5))
+						.until(() -> dispatcher.getState() == Thread.State.TIMED_WAITING
+								|| dispatcher.getState() == Thread.State.WAITING);
+					dispatcher.interrupt();
+					await().atMost(PAUSE.plusSeconds(20))
+						.untilAsserted(() -> assertThat(admin.sync().ping()).isEqualTo("PONG"));
+				}
+				finally {
+					client.shutdown();
+				}
+				// The interrupted claim's tasks come back at once, not after their 30 s
+				// lease, and the dispatcher goes on claiming: everything runs.
+				await().atMost(Duration.ofSeconds(15))
+					.untilAsserted(() -> assertThat(template.opsForList().size(keys.ready())).isZero());
+				await().atMost(Duration.ofSeconds(15))
+					.untilAsserted(
+							() -> assertThat(RAN_PAYLOADS).filteredOn((payload) -> payload.startsWith(INTERRUPTED))
+								.hasSize(6));
+			});
+	}
+
 	private static void runAtOnce(DelayedTaskScheduler scheduler, String round) {
 		GATES.put(round, new CountDownLatch(1));
 		for (int i = 0; i < CONCURRENCY; i++) {
@@ -202,7 +264,13 @@ class StopDuringRedisStallIntegrationTests {
 			run(payload);
 		}
 
+		@DelayedTaskHandler(queue = INTERRUPTED, concurrency = "" + CONCURRENCY)
+		void handleInterrupted(String payload, TaskContext context) throws InterruptedException {
+			run(payload);
+		}
+
 		private static void run(String payload) throws InterruptedException {
+			RAN_PAYLOADS.add(payload);
 			RUNNING.add(payload);
 			try {
 				CountDownLatch gate = GATES.get(payload.substring(0, payload.lastIndexOf('-')));
