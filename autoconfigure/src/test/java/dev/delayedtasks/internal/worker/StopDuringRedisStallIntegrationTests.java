@@ -50,6 +50,8 @@ class StopDuringRedisStallIntegrationTests {
 
 	private static final String INTERRUPTED = "stall-interrupt";
 
+	private static final String STUCK = "stall-stuck";
+
 	/** The payloads whose handlers started. */
 	private static final Set<String> RAN_PAYLOADS = ConcurrentHashMap.newKeySet();
 
@@ -236,10 +238,45 @@ class StopDuringRedisStallIntegrationTests {
 			});
 	}
 
+	@Test
+	void aRestartRunsTheWholeConcurrencyWhileHandlersAStopGaveUpOnStillRun() {
+		// Leases long enough that the stuck runs' tasks are not reaped during the test.
+		ShortLeases
+			.runner(this.redis, "delayed-tasks.worker.lease-duration=30s", "delayed-tasks.worker.max-claim=1",
+					"delayed-tasks.worker.block-timeout=200ms")
+			.withUserConfiguration(Handlers.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				HandlerContainer container = context.getBean(DelayedTaskHandlerRegistry.class)
+					.getHandlers()
+					.stream()
+					.filter((handler) -> handler.queue().equals(STUCK))
+					.findFirst()
+					.orElseThrow();
+				try {
+					runAtOnce(scheduler, STUCK, "stuck");
+					// The handlers ignore the interrupt (as one blocked in a call to a
+					// stalled Redis does): the stop ends with them still running.
+					container.stop();
+					assertThat(RUNNING).filteredOn((payload) -> payload.startsWith("stuck-")).hasSize(CONCURRENCY);
+					container.start();
+					runAtOnce(scheduler, STUCK, "after-stuck");
+				}
+				finally {
+					GATES.values().forEach(CountDownLatch::countDown);
+				}
+			});
+	}
+
 	private static void runAtOnce(DelayedTaskScheduler scheduler, String round) {
+		runAtOnce(scheduler, QUEUE, round);
+	}
+
+	private static void runAtOnce(DelayedTaskScheduler scheduler, String queue, String round) {
 		GATES.put(round, new CountDownLatch(1));
 		for (int i = 0; i < CONCURRENCY; i++) {
-			scheduler.enqueue(QUEUE, round + "-" + i);
+			scheduler.enqueue(queue, round + "-" + i);
 		}
 		await().atMost(Duration.ofSeconds(30))
 			.untilAsserted(() -> assertThat(RUNNING).as("tasks of round %s running at once", round)
@@ -267,6 +304,29 @@ class StopDuringRedisStallIntegrationTests {
 		@DelayedTaskHandler(queue = INTERRUPTED, concurrency = "" + CONCURRENCY)
 		void handleInterrupted(String payload, TaskContext context) throws InterruptedException {
 			run(payload);
+		}
+
+		@DelayedTaskHandler(queue = STUCK, concurrency = "" + CONCURRENCY)
+		void handleStuck(String payload, TaskContext context) {
+			RUNNING.add(payload);
+			try {
+				CountDownLatch gate = GATES.get(payload.substring(0, payload.lastIndexOf('-')));
+				boolean interrupted = false;
+				while (gate.getCount() > 0) {
+					try {
+						gate.await();
+					}
+					catch (InterruptedException ex) {
+						interrupted = true;
+					}
+				}
+				if (interrupted) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			finally {
+				RUNNING.remove(payload);
+			}
 		}
 
 		private static void run(String payload) throws InterruptedException {
