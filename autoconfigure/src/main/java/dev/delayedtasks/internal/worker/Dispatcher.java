@@ -202,10 +202,8 @@ final class Dispatcher {
 				if (!loop.live) {
 					break;
 				}
-				// Only stop interrupts this thread on purpose (and ends the loop first):
-				// a
-				// stray interrupt must not leave the queue unclaimed while health says
-				// UP.
+				// Only stop means to interrupt this thread, and it ends the loop first:
+				// a stray interrupt must not leave the queue unclaimed.
 			}
 			catch (RuntimeException | Error ex) {
 				// An Error too (out of memory for a moment, a listener's): the dispatcher
