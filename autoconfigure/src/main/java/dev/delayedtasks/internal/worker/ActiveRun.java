@@ -12,8 +12,9 @@ import org.jspecify.annotations.Nullable;
  * is released. Its fate moves once along {@code QUEUED -> STARTED -> FINISHED}, or ends
  * {@code RELEASED} when shutdown takes it back before the handler started or after the
  * handler gave up because shutdown interrupted it, or {@code ABANDONED} when its lease
- * was lost before the handler started. A handler that is still running can never be
- * released, so no other instance runs the task while it runs here.
+ * was lost, or its start window ended, before the handler started. A handler that is
+ * still running can never be released, so no other instance runs the task while it runs
+ * here.
  *
  * @author delayed-tasks
  * @since 0.1.0
