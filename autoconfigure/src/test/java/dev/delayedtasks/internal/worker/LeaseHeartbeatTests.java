@@ -122,4 +122,25 @@ class LeaseHeartbeatTests {
 		assertThat(run.leaseExpiredAt(System.nanoTime())).isFalse();
 	}
 
+	@Test
+	void stopLetsGoOfEveryRunStillHeldSoNothingOfThisStartReachesTheNext() {
+		LeaseHeartbeat heartbeat = new LeaseHeartbeat("q", new ScriptedTaskStore(), SETTINGS);
+		AtomicInteger ended = new AtomicInteger();
+		// One returned for release after stop's last release, one whose outcome was not
+		// recorded: neither may keep its hold into a later start.
+		ActiveRun returned = heartbeat.track(new Lease(TaskId.of("t1"), "token", null), CompletionsTests.context("t1"),
+				System.nanoTime(), ended::incrementAndGet);
+		ActiveRun finished = heartbeat.track(new Lease(TaskId.of("t2"), "token", null), CompletionsTests.context("t2"),
+				System.nanoTime(), ended::incrementAndGet);
+		assertThat(returned.start(new Thread(() -> {
+		}))).isTrue();
+		returned.returnForRelease();
+		assertThat(finished.start(new Thread(() -> {
+		}))).isTrue();
+		assertThat(finished.finish()).isTrue();
+		heartbeat.stop();
+		assertThat(heartbeat.active()).isEmpty();
+		assertThat(ended).hasValue(2);
+	}
+
 }
