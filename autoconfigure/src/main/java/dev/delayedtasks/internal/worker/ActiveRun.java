@@ -24,6 +24,9 @@ final class ActiveRun {
 	/** The stop reason of a graceful shutdown. */
 	static final String SHUTDOWN = "shutdown";
 
+	/** The stop reason of a run whose lease ran out before it ended. */
+	static final String LEASE_LOST = "lease-lost";
+
 	private final Lease lease;
 
 	private final TaskContext context;

@@ -16,6 +16,7 @@ import dev.delayedtasks.internal.store.TaskFailure;
 import dev.delayedtasks.internal.store.TaskStore;
 import dev.delayedtasks.internal.store.TaskStore.AckOutcome;
 import dev.delayedtasks.internal.store.TaskStore.FailOutcome;
+import dev.delayedtasks.internal.store.TaskStore.ReleaseOutcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -85,11 +86,21 @@ final class Completions {
 	}
 
 	void succeeded(ActiveRun run, Duration runTime, @Nullable String result) {
-		enqueue(new Completion(run, null, null, runTime, result));
+		enqueue(new Completion(run, null, null, runTime, result, false));
 	}
 
 	void failed(ActiveRun run, Throwable failure, TaskFailure decision, Duration runTime) {
-		enqueue(new Completion(run, failure, decision, runTime, null));
+		enqueue(new Completion(run, failure, decision, runTime, null, false));
+	}
+
+	/**
+	 * A run interrupted because its lease ran out (Redis stalled, or this process did):
+	 * not the handler's failure, so its task is given back without spending an attempt,
+	 * unless another worker has it already.
+	 * @param run the run
+	 */
+	void leaseLost(ActiveRun run) {
+		enqueue(new Completion(run, null, null, Duration.ZERO, null, true));
 	}
 
 	private void enqueue(Completion completion) {
@@ -170,8 +181,24 @@ final class Completions {
 	}
 
 	private void record(List<Completion> batch, AtomicBoolean running) {
-		List<Completion> successes = batch.stream().filter((c) -> c.failure() == null).toList();
+		List<Completion> lost = batch.stream().filter(Completion::leaseLost).toList();
+		List<Completion> successes = batch.stream().filter((c) -> !c.leaseLost() && c.failure() == null).toList();
 		List<Completion> failures = batch.stream().filter((c) -> c.failure() != null).toList();
+		if (!lost.isEmpty()) {
+			try {
+				List<ReleaseOutcome> outcomes = this.store.release(this.queue,
+						lost.stream().map((c) -> c.run().lease()).toList());
+				for (int i = 0; i < lost.size(); i++) {
+					givenBack(lost.get(i).run(), outcomes.get(i));
+				}
+			}
+			catch (RuntimeException ex) {
+				// Its lease has run out: the task comes back when Redis reaps it.
+				logger.warn("Could not give back " + lost.size() + " task(s) of queue '" + this.queue
+						+ "' whose lease ran out; they run again after it expires: " + ex.getMessage());
+				lost.forEach((completion) -> this.heartbeat.untrack(completion.run()));
+			}
+		}
 		try {
 			if (!successes.isEmpty()) {
 				List<AckOutcome> outcomes = this.store.ack(this.queue,
@@ -191,6 +218,21 @@ final class Completions {
 			}
 			catch (RuntimeException ex) {
 				retryLater(List.of(failure), ex, running);
+			}
+		}
+	}
+
+	private void givenBack(ActiveRun run, ReleaseOutcome outcome) {
+		this.heartbeat.untrack(run);
+		switch (outcome) {
+			case RELEASED -> logger.warn("Task " + run.lease().id() + " of queue '" + this.queue + "' was interrupted"
+					+ " because its lease ran out; given back to run again, without spending an attempt");
+			case CANCELLED -> logger.info("Task " + run.lease().id() + " of queue '" + this.queue
+					+ "' was cancelled while its lease ran out");
+			case LOST -> {
+				logger.warn("Task " + run.lease().id() + " of queue '" + this.queue + "' was interrupted because its"
+						+ " lease ran out, and another worker had taken it over: it ran twice");
+				this.listeners.staleAcknowledgement(run.context());
 			}
 		}
 	}
@@ -275,7 +317,7 @@ final class Completions {
 	}
 
 	private record Completion(ActiveRun run, @Nullable Throwable failure, @Nullable TaskFailure decision,
-			Duration runTime, @Nullable String result) {
+			Duration runTime, @Nullable String result, boolean leaseLost) {
 
 	}
 

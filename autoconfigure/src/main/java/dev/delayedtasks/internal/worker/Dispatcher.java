@@ -103,26 +103,37 @@ final class Dispatcher {
 	}
 
 	/**
-	 * Stop claiming and wait, until {@code deadline} at most, for the loop to end. Only
-	 * an idle wait is cut short: it sees the stop next, before any claim. An interrupt
-	 * inside a claim would lose the claimed tasks' reply. A loop still in a claim at the
-	 * deadline releases what that claim leased as soon as the reply comes, and never runs
-	 * it.
-	 * @param deadline the {@link System#nanoTime()} after which to stop waiting
+	 * Stop claiming, without waiting: only an idle wait is cut short (it sees the stop
+	 * next, before any claim); an interrupt inside a claim would lose the claimed tasks'
+	 * reply. A loop still in a claim releases what that claim leased as soon as the reply
+	 * comes, and never runs it.
+	 * @return the loop's thread, to {@link #awaitStopped await}, or {@code null}
 	 */
-	void stop(long deadline) {
+	@Nullable Thread stopClaiming() {
 		Loop stopped = this.loop;
 		this.loop = null;
 		if (stopped == null || stopped.thread == null) {
-			return;
+			return null;
 		}
 		stopped.live = false;
 		if (stopped.idle) {
 			stopped.thread.interrupt();
 		}
+		return stopped.thread;
+	}
+
+	/**
+	 * Wait, until {@code deadline} at most, for a stopped loop to end.
+	 * @param thread the loop's thread, from {@link #stopClaiming()}
+	 * @param deadline the {@link System#nanoTime()} after which to stop waiting
+	 */
+	void awaitStopped(@Nullable Thread thread, long deadline) {
+		if (thread == null) {
+			return;
+		}
 		long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
 		try {
-			stopped.thread.join(Math.min(waitMillis, this.settings.blockTimeout().plusSeconds(2).toMillis()));
+			thread.join(Math.min(waitMillis, this.settings.blockTimeout().plusSeconds(2).toMillis()));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

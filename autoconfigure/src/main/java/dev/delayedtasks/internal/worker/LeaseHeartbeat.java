@@ -161,7 +161,7 @@ final class LeaseHeartbeat {
 			untrack(run);
 			return true;
 		}
-		run.stop("lease-lost");
+		run.stop(ActiveRun.LEASE_LOST);
 		return false;
 	}
 

@@ -90,13 +90,11 @@ public final class Listeners implements DelayedTaskListener {
 				call.accept(listener);
 			}
 			catch (Throwable ex) {
-				// A stack overflow is the listener's own (deep recursion) and leaves the
-				// thread sound: it must not end the worker thread that called it. Other
-				// virtual machine errors are the JVM's to see.
-				if (ex instanceof VirtualMachineError error && !(ex instanceof StackOverflowError)) {
-					throw error;
-				}
-				logger.warn("DelayedTaskListener " + listener.getClass().getName() + " failed: " + ex, ex);
+				// Any Error too (a stack overflow, an out-of-memory, an internal error):
+				// rethrown, it would end a claim before its tasks are held, a batch of
+				// outcomes before the failures in it are recorded, or a run before its
+				// handler is called. The listener's notification is lost, not the task.
+				logger.error("DelayedTaskListener " + listener.getClass().getName() + " failed: " + ex, ex);
 			}
 		}
 	}

@@ -113,13 +113,21 @@ public final class QueueWorker implements HandlerContainer {
 		this.started = false;
 		long timeout = this.settings.shutdownTimeout().toNanos();
 		long deadline = System.nanoTime() + timeout;
-		this.dispatcher.stop(deadline);
-		this.timer.stop(deadline);
+		// Handlers hear of the stop first, before any call to Redis or wait for another
+		// thread: they get the whole budget to return, even when Redis stalls or a
+		// handler runs on the dispatcher's own thread (a caller-runs executor).
+		Thread dispatching = this.dispatcher.stopClaiming();
 		List<ActiveRun> held = this.heartbeat.active();
-		releaseUnstarted(held);
 		if (!this.settings.interruptOnShutdown()) {
 			awaitHandlers(held, deadline - Math.min(TimeUnit.SECONDS.toNanos(1), timeout / 4));
 		}
+		held.forEach((run) -> run.stop(ActiveRun.SHUTDOWN));
+		this.timer.stop(deadline);
+		releaseUnstarted(held);
+		awaitHandlers(held, deadline);
+		this.dispatcher.awaitStopped(dispatching, deadline);
+		// And the runs of a claim the dispatcher was handing out when claiming stopped.
+		held = this.heartbeat.active();
 		held.forEach((run) -> run.stop(ActiveRun.SHUTDOWN));
 		awaitHandlers(held, deadline);
 		List<ActiveRun> stillRunning = held.stream().filter(ActiveRun::isHandlerRunning).toList();

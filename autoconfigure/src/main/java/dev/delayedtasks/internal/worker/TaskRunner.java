@@ -144,6 +144,15 @@ final class TaskRunner {
 			run.returnForRelease();
 			return;
 		}
+		if (failure != null && ActiveRun.LEASE_LOST.equals(run.stopReason())) {
+			// Interrupted because its lease ran out (Redis stalled, or this process did):
+			// not the handler's failure, so no attempt is spent. The task comes back
+			// when its lease expires, counted as an expired lease (max-deliveries).
+			if (run.finish()) {
+				this.completions.leaseLost(run);
+			}
+			return;
+		}
 		if (!run.finish()) {
 			return;
 		}

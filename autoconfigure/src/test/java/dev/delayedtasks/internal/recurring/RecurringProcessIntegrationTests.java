@@ -253,7 +253,10 @@ class RecurringProcessIntegrationTests {
 		assertThat(newTicks).hasSizeGreaterThanOrEqualTo(2).allSatisfy((run) -> assertThat(run.tick() % 3000).isZero());
 		List<Long> ticks = secondRuns.stream().map(Ran::tick).toList();
 		assertThat(ticks).as("no tick twice").doesNotHaveDuplicates();
-		assertThat(secondRuns).as("no tick of the old cron after the change, though some were created before it")
+		// Ticks of the old cron created before the change and not yet due are skipped;
+		// one already due when the definition changed still runs (once, above).
+		assertThat(secondRuns).as("no tick of the old cron due after the change")
+			.filteredOn((run) -> run.tick() > restartedAt)
 			.allSatisfy((run) -> assertThat(run.tick() % 3000).isZero());
 		assertThat(stoppedAt).isLessThan(restartedAt);
 		assertThat(this.fixture.recurring.find("changing").orElseThrow().expression()).isEqualTo("*/3 * * * * *");

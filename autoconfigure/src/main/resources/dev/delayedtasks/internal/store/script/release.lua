@@ -1,4 +1,5 @@
--- release: graceful shutdown: hand leased tasks back to the head of ready without counting the delivery.
+-- release: graceful shutdown, or a run whose lease ran out: hand leased tasks back to the head of ready without
+-- counting the delivery (a token that no longer matches is counted stale: another worker has the task).
 -- KEYS (fixed 4, per item 4):
 --   1 ready  LIST    ready id hints
 --   2 lease  ZSET    id -> lease deadline ms
@@ -25,7 +26,7 @@ end
 
 --- @include "fanout"
 
-local reply, released, cancelled = {now}, 0, 0
+local reply, released, cancelled, stale = {now}, 0, 0, 0
 for i = 0, items - 1 do
   local tk, pk, ek, uk = KEYS[5 + 4 * i], KEYS[6 + 4 * i], KEYS[7 + 4 * i], KEYS[8 + 4 * i]
   local id, token = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
@@ -33,6 +34,8 @@ for i = 0, items - 1 do
   local code = 'L'
   if r.err or r[1] ~= token then
     code = 'L' -- another worker owns it now, or it is gone: leave it alone
+    -- Leased to another worker while this one still ran it: it ran twice, as a stale ack says.
+    if not r.err and r[1] then stale = stale + 1 end
   elseif r[3] == '1' then
     -- Cancelled while it ran: releasing it would run it again.
     redis.call('ZREM', lease, id)
@@ -53,5 +56,6 @@ for i = 0, items - 1 do
 end
 
 if cancelled > 0 then redis.call('HINCRBY', stats, 'canceled', cancelled) end
+if stale > 0 then redis.call('HINCRBY', stats, 'stale', stale) end
 if released > 0 then fanout() end
 return reply
