@@ -104,13 +104,14 @@ class FencingIntegrationTests {
 	}
 
 	@Test
-	void releaseWithOldTokenIsLostAndChangesNothing() {
+	void releaseWithOldTokenIsLostAndChangesNothingButTheStaleCounter() {
 		Takeover takeover = takeover("fence-release");
 		PartitionProbe probe = takeover.probe();
-		Map<String, String> before = probe.snapshot();
+		Map<String, String> before = probe.snapshot("stale");
 		assertThat(this.fixture.store.release("fence-release", List.of(takeover.old().lease())))
 			.containsExactly(ReleaseOutcome.LOST);
-		assertThat(probe.snapshot()).isEqualTo(before);
+		assertThat(probe.snapshot("stale")).isEqualTo(before);
+		assertThat(probe.stat("stale")).as("another worker has the task: it ran twice").isOne();
 		assertThat(probe.ready()).isEmpty();
 		assertThat(probe.violations()).isEmpty();
 	}
