@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,7 +61,7 @@ class RecurringWithTesterIntegrationTests {
 			.isPresent();
 	}
 
-	@SpringBootConfiguration
+	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	@Import(App.Reports.class)
 	static class App {
