@@ -30,6 +30,7 @@ import dev.delayedtasks.internal.store.QueueIndex;
 import dev.delayedtasks.internal.store.RedisQueueStats;
 import dev.delayedtasks.internal.store.RedisTaskStore;
 import dev.delayedtasks.internal.store.StoreSettings;
+import dev.delayedtasks.internal.store.TaskHandoffs;
 import dev.delayedtasks.internal.store.TaskStore;
 import dev.delayedtasks.internal.store.codec.PayloadCodec;
 import dev.delayedtasks.internal.store.codec.PayloadLimits;
@@ -208,7 +209,8 @@ public final class DelayedTasksAutoConfiguration {
 			QueueIndex queues, DelayedTasksProperties properties, ObjectProvider<DelayedTaskListener> listeners,
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<ScheduleObservationConvention> observationConvention, QueueDeclarations declarations,
-			RedisConnectionFactory connectionFactory, ResourceLoader resourceLoader, OutcomeTracker tracker) {
+			RedisConnectionFactory connectionFactory, ResourceLoader resourceLoader, OutcomeTracker tracker,
+			TaskHandoffs handoffs) {
 		// Max attempts when a request sets none: the queue's configured max retries + 1,
 		// the same on every instance, whether or not it hosts the queue's handler.
 		ToIntFunction<String> maxAttempts = (queue) -> properties.retry(queue).maxRetries() + 1;
@@ -219,7 +221,18 @@ public final class DelayedTasksAutoConfiguration {
 				declarations, properties.producer().afterCommit(),
 				reactiveScripts(connectionFactory, scripts, resourceLoader),
 				outageBuffer(properties.producer().outageBuffer(), connectionFactory), properties::resultsRetention,
-				tracker);
+				tracker, handoffs);
+	}
+
+	/**
+	 * Where this instance's dispatchers offer to take the ready tasks its blocking
+	 * {@code schedule} calls create.
+	 * @return the registry, empty until a dispatcher starts
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	TaskHandoffs delayedTasksHandoffs() {
+		return new TaskHandoffs();
 	}
 
 	@Bean

@@ -252,12 +252,17 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * timer over within it.
 	 * @param blockTimeout Longest wait of an idle dispatcher on its queue's wake list.
 	 * @param maxClaim Most tasks that one claim leases.
+	 * @param handOff Whether a blocking schedule call of this instance leases the ready
+	 * tasks it creates for this instance's handlers of their queue when these have room,
+	 * and hands them over on the calling thread, instead of waking a dispatcher to claim
+	 * them. Only with the library's own handler executor.
 	 */
 	public record Worker(@DefaultValue("true") boolean enabled, @DefaultValue("1") int concurrency,
 			@DefaultValue("30s") Duration leaseDuration, @DefaultValue("5s") Duration reapGrace,
 			@DefaultValue("10") int maxDeliveries, @DefaultValue("25s") Duration shutdownTimeout,
 			@DefaultValue("true") boolean interruptOnShutdown, @DefaultValue("3s") Duration timerTtl,
-			@DefaultValue("1s") Duration blockTimeout, @DefaultValue("32") int maxClaim) {
+			@DefaultValue("1s") Duration blockTimeout, @DefaultValue("32") int maxClaim,
+			@DefaultValue("true") boolean handOff) {
 
 		/**
 		 * Heartbeats and timer renewals run every third of a lease, in whole

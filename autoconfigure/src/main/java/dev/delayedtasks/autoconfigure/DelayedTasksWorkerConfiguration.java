@@ -1,11 +1,13 @@
 package dev.delayedtasks.autoconfigure;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.internal.annotation.DelayedTaskHandlerBeanPostProcessor;
 import dev.delayedtasks.internal.store.StoreSettings;
+import dev.delayedtasks.internal.store.TaskHandoffs;
 import dev.delayedtasks.internal.store.TaskStore;
 import dev.delayedtasks.internal.store.codec.PayloadCodec;
 import dev.delayedtasks.internal.worker.FailureRouter;
@@ -25,6 +27,8 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
@@ -132,13 +136,16 @@ class DelayedTasksWorkerConfiguration {
 			ObjectProvider<TaskRunObservationConvention> observationConvention, BeanFactory beanFactory,
 			@Qualifier(DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME) Executor handlerExecutor,
 			@Qualifier(DelayedTaskHandlerRegistry.TASK_SCHEDULER_BEAN_NAME) TaskScheduler taskScheduler,
-			ObjectProvider<OccurrenceGate> occurrenceGate) {
+			ObjectProvider<OccurrenceGate> occurrenceGate, TaskHandoffs handoffs) {
 		DelayedTasksProperties.Worker worker = properties.worker();
 		warnIfShutdownTimeoutTooLong(worker.shutdownTimeout(), environment);
 		WorkerSettings settings = new WorkerSettings(worker.leaseDuration(), worker.reapGrace(), worker.timerTtl(),
 				worker.blockTimeout(), worker.shutdownTimeout(), worker.interruptOnShutdown(), worker.maxClaim());
-		return HandlerContainerFactory.builder()
-			.store(store)
+		HandlerContainerFactory.Builder builder = HandlerContainerFactory.builder();
+		if (worker.handOff() && isOwnHandlerExecutor(beanFactory)) {
+			builder.taskHandoffs(handoffs);
+		}
+		return builder.store(store)
 			.connectionFactory(connectionFactory)
 			.workerSettings(settings)
 			.storeSettings(storeSettings)
@@ -153,6 +160,25 @@ class DelayedTasksWorkerConfiguration {
 			.taskScheduler(taskScheduler)
 			.occurrenceGate(occurrenceGate.getIfUnique(() -> OccurrenceGate.OPEN))
 			.build();
+	}
+
+	/**
+	 * Whether the handler executor is one of this configuration's, which never runs a
+	 * task on the calling thread: a hand-off runs {@code execute} on the thread that
+	 * called {@code schedule}, and an executor of the application's own might run the
+	 * handler there.
+	 * @param beanFactory the bean factory
+	 * @return whether hand-offs may use it
+	 */
+	private static boolean isOwnHandlerExecutor(BeanFactory beanFactory) {
+		if (!(beanFactory instanceof ConfigurableListableBeanFactory factory)
+				|| !factory.containsBeanDefinition(DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME)) {
+			return false;
+		}
+		BeanDefinition definition = factory
+			.getMergedBeanDefinition(DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME);
+		Method factoryMethod = (definition instanceof RootBeanDefinition root) ? root.getResolvedFactoryMethod() : null;
+		return factoryMethod != null && factoryMethod.getDeclaringClass() == DelayedTasksWorkerConfiguration.class;
 	}
 
 	/**

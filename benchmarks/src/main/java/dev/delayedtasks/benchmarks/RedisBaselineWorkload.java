@@ -86,8 +86,8 @@ class RedisBaselineWorkload implements Workload {
 		this.scripts.run(Script.ENQUEUE,
 				List.of(keys.sched(), keys.ready(), keys.wake(), keys.tick(), keys.stats(), keys.meta(), keys.task(id),
 						keys.payload(id), keys.unique(null)),
-				List.of(keys.base(), "1", "1", "16", id, "D", Long.toString(Duration.ofHours(3).toMillis()), "4", "0",
-						"0", "0", ENVELOPE),
+				List.of(keys.base(), "1", "1", "16", "0", id, "D", Long.toString(Duration.ofHours(3).toMillis()), "4",
+						"0", "0", "0", ENVELOPE),
 				QUEUE, id);
 	}
 

@@ -12,6 +12,8 @@ import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.internal.store.EnqueueCall;
 import dev.delayedtasks.internal.store.PreparedTask;
 import dev.delayedtasks.internal.store.QueueIndex;
+import dev.delayedtasks.internal.store.TaskHandoff;
+import dev.delayedtasks.internal.store.TaskHandoffs;
 import dev.delayedtasks.internal.store.script.Script;
 import dev.delayedtasks.internal.store.script.StoreScripts;
 import org.apache.commons.logging.Log;
@@ -45,6 +47,8 @@ final class BlockingEnqueue {
 
 	private final long batchBytes;
 
+	private final TaskHandoffs handoffs;
+
 	/**
 	 * Create the sender.
 	 * @param scripts the scripts
@@ -53,15 +57,18 @@ final class BlockingEnqueue {
 	 * @param listener told what was scheduled
 	 * @param batchSize the most tasks per call
 	 * @param batchBytes the most envelope bytes per call (a larger task goes alone)
+	 * @param handoffs the dispatchers of this process that take the ready tasks a call
+	 * creates
 	 */
 	BlockingEnqueue(StoreScripts scripts, QueueIndex queues, EnqueueCall enqueueCall, DelayedTaskListener listener,
-			int batchSize, long batchBytes) {
+			int batchSize, long batchBytes, TaskHandoffs handoffs) {
 		this.scripts = scripts;
 		this.queues = queues;
 		this.enqueueCall = enqueueCall;
 		this.listener = listener;
 		this.batchSize = batchSize;
 		this.batchBytes = batchBytes;
+		this.handoffs = handoffs;
 	}
 
 	/**
@@ -176,22 +183,60 @@ final class BlockingEnqueue {
 	}
 
 	/**
-	 * One {@code enqueue} call on the blocking connection.
+	 * One {@code enqueue} call on the blocking connection. When a dispatcher of the queue
+	 * runs here with room to spare, the call leases the ready tasks it creates for it and
+	 * this thread hands them over: no wake-up and no claim for those.
 	 * @param queue the queue
 	 * @param tasks its tasks
 	 * @return one outcome per task
 	 */
 	List<EnqueueCall.Outcome> send(String queue, List<PreparedTask> tasks) {
 		registerQueue(queue, tasks.get(0).id());
-		List<Object> reply = this.scripts.runEncoded(Script.ENQUEUE, EnqueueCall.keyCount(tasks.size()),
-				this.enqueueCall.encode(queue, tasks), queue, tasks.get(0).id().value());
-		List<EnqueueCall.Outcome> outcomes = this.enqueueCall.outcomes(queue, tasks, reply);
+		int readyNow = readyNow(tasks);
+		TaskHandoff.Reservation reservation = (readyNow > 0) ? this.handoffs.reserve(queue, readyNow) : null;
+		long sent = System.nanoTime();
+		List<Object> reply;
+		List<EnqueueCall.Outcome> outcomes;
+		try {
+			reply = this.scripts.runEncoded(Script.ENQUEUE, EnqueueCall.keyCount(tasks.size()),
+					this.enqueueCall.encode(queue, tasks, (reservation != null) ? reservation.lease() : null), queue,
+					tasks.get(0).id().value());
+			outcomes = this.enqueueCall.outcomes(queue, tasks, reply);
+		}
+		catch (RuntimeException | Error ex) {
+			if (reservation != null) {
+				reservation.lost();
+			}
+			throw ex;
+		}
+		if (reservation != null) {
+			long now = EnqueueCall.redisMillis(reply);
+			reservation.accept(this.enqueueCall.handedOff(tasks, outcomes, now), now, sent);
+		}
 		if (EnqueueCall.fresh(reply)) {
 			// After the write: a removal of the queue from the index that ran before it
 			// cannot undo this one.
 			registerAgain(queue, tasks.get(0).id());
 		}
 		return outcomes;
+	}
+
+	/**
+	 * How many of the tasks may be ready when the call runs: those due now, and those due
+	 * at an instant up to a second ahead of this instance's clock (Redis's may be ahead).
+	 * Room is set aside for these; the script decides.
+	 * @param tasks the tasks of a call
+	 * @return the count
+	 */
+	private static int readyNow(List<PreparedTask> tasks) {
+		long soon = System.currentTimeMillis() + 1000;
+		int count = 0;
+		for (PreparedTask task : tasks) {
+			if (task.absolute() ? task.time() <= soon : task.time() <= 0) {
+				count++;
+			}
+		}
+		return count;
 	}
 
 	private void registerQueue(String queue, TaskId id) {

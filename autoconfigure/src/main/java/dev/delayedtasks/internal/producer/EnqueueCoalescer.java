@@ -126,7 +126,7 @@ final class EnqueueCoalescer {
 		}
 		catch (RuntimeException ex) {
 			for (Waiter waiter : batch) {
-				waiter.outcome = new EnqueueCall.Outcome(null, forTask(ex, waiter.task));
+				waiter.outcome = new EnqueueCall.Outcome(null, forTask(ex, waiter.task), null);
 			}
 		}
 		finally {

@@ -26,6 +26,7 @@ import dev.delayedtasks.internal.store.EnqueueCall;
 import dev.delayedtasks.internal.store.PreparedTask;
 import dev.delayedtasks.internal.store.QueueIndex;
 import dev.delayedtasks.internal.store.StoreSettings;
+import dev.delayedtasks.internal.store.TaskHandoffs;
 import dev.delayedtasks.internal.store.codec.PayloadCodec;
 import dev.delayedtasks.internal.store.script.ReactiveStoreScripts;
 import dev.delayedtasks.internal.store.script.StoreScripts;
@@ -183,13 +184,54 @@ public final class RedisDelayedTaskScheduler implements DelayedTaskScheduler {
 			@Nullable ScheduleObservationConvention observationConvention, QueueDeclarations declarations,
 			boolean afterCommitByDefault, @Nullable ReactiveStoreScripts reactiveScripts, OutageBuffer outageBuffer,
 			Function<String, Duration> resultsRetention, @Nullable OutcomeTracker tracker) {
+		this(scripts, settings, codec, queues, defaultMaxAttempts, batchSize, batchBytes, listener, observationRegistry,
+				observationConvention, declarations, afterCommitByDefault, reactiveScripts, outageBuffer,
+				resultsRetention, tracker, new TaskHandoffs());
+	}
+
+	/**
+	 * Create a scheduler that hands the ready tasks it creates to idle dispatchers of
+	 * this process.
+	 * @param scripts the scripts
+	 * @param settings limits and durations
+	 * @param codec the payload codec
+	 * @param queues the queue index
+	 * @param defaultMaxAttempts a queue's max attempts when a request sets none
+	 * @param batchSize the most tasks per script call
+	 * @param batchBytes the most envelope bytes per script call (a larger task goes in a
+	 * call of its own)
+	 * @param listener told what was scheduled and cancelled
+	 * @param observationRegistry observes scheduling ({@link ObservationRegistry#NOOP}
+	 * for none)
+	 * @param observationConvention a custom convention, or {@code null} for the default
+	 * @param declarations the queues this application knows
+	 * @param afterCommitByDefault whether requests that do not say otherwise wait for the
+	 * commit of the caller's transaction
+	 * @param reactiveScripts the scripts on the reactive connection, or {@code null} to
+	 * run the {@code ...Async} methods on the calling thread
+	 * @param outageBuffer whether and how the {@code ...Async} calls that store one task
+	 * hold it while Redis is unreachable (only with {@code reactiveScripts})
+	 * @param resultsRetention how long the outcome of a queue's tasks is kept, zero for
+	 * not at all
+	 * @param tracker tracks tasks for {@link #track(TaskRequest)} and
+	 * {@link #awaitOutcome(String, TaskId, Duration)}, or {@code null} when they are not
+	 * offered
+	 * @param handoffs the dispatchers of this process that take ready tasks from the
+	 * blocking calls that create them
+	 */
+	public RedisDelayedTaskScheduler(StoreScripts scripts, StoreSettings settings, PayloadCodec codec,
+			QueueIndex queues, ToIntFunction<String> defaultMaxAttempts, int batchSize, DataSize batchBytes,
+			DelayedTaskListener listener, ObservationRegistry observationRegistry,
+			@Nullable ScheduleObservationConvention observationConvention, QueueDeclarations declarations,
+			boolean afterCommitByDefault, @Nullable ReactiveStoreScripts reactiveScripts, OutageBuffer outageBuffer,
+			Function<String, Duration> resultsRetention, @Nullable OutcomeTracker tracker, TaskHandoffs handoffs) {
 		this.codec = codec;
 		this.defaultMaxAttempts = defaultMaxAttempts;
 		this.batchBytes = batchBytes.toBytes();
 		this.listener = listener;
 		this.observations = new ScheduleObservations(observationRegistry, observationConvention);
 		EnqueueCall enqueueCall = new EnqueueCall(settings, codec);
-		this.sender = new BlockingEnqueue(scripts, queues, enqueueCall, listener, batchSize, this.batchBytes);
+		this.sender = new BlockingEnqueue(scripts, queues, enqueueCall, listener, batchSize, this.batchBytes, handoffs);
 		this.coalescer = new EnqueueCoalescer(this.sender::send, batchSize, this.batchBytes);
 		this.stored = new StoredTasks(scripts, settings);
 		this.declarations = declarations;

@@ -80,16 +80,31 @@ public final class EnqueueCall {
 	 * @return the keys and arguments
 	 */
 	public byte[][] encode(String queue, List<PreparedTask> tasks) {
+		return encode(queue, tasks, null);
+	}
+
+	/**
+	 * The keys, then the arguments, of one call for tasks of one queue, whose ready tasks
+	 * a dispatcher of this process may take.
+	 * @param queue the queue
+	 * @param tasks the tasks, at least one
+	 * @param handoff what to lease for the dispatcher, or {@code null}
+	 * @return the keys and arguments
+	 */
+	public byte[][] encode(String queue, List<PreparedTask> tasks, TaskHandoff.@Nullable HandoffLease handoff) {
 		QueueKeys queueKeys = keysOf(queue);
 		int n = tasks.size();
 		int keyCount = keyCount(n);
-		byte[][] call = new byte[keyCount + 4 + 8 * n][];
+		byte[][] call = new byte[keyCount + 5 + 8 * n][];
 		System.arraycopy(queueKeys.fixed, 0, call, 0, queueKeys.fixed.length);
 		int arg = keyCount;
 		call[arg++] = queueKeys.base;
 		call[arg++] = ascii(Integer.toString(n));
 		call[arg++] = LAYOUT;
 		call[arg++] = this.fanoutBatch;
+		call[arg++] = (handoff != null) ? ascii(
+				handoff.nonce() + " " + handoff.max() + " " + handoff.leaseMs() + " " + (handoff.tick() ? "1" : "0"))
+				: NONE;
 		int key = queueKeys.fixed.length;
 		for (PreparedTask task : tasks) {
 			byte[] id = ascii(task.id().value());
@@ -123,15 +138,16 @@ public final class EnqueueCall {
 		if (reply.size() == 3 && "LAYOUT".equals(text(reply.get(1)))) {
 			throw LayoutVersion.mismatch(queue, text(reply.get(2)));
 		}
-		if (reply.size() != 2 + 3 * tasks.size()) {
+		if (reply.size() != 2 + 4 * tasks.size()) {
 			throw unexpected(reply);
 		}
 		List<Outcome> outcomes = new ArrayList<>(tasks.size());
 		for (int i = 0; i < tasks.size(); i++) {
-			int at = 2 + i * 3;
+			int at = 2 + i * 4;
 			String code = text(reply.get(at));
+			String leaseToken = "L".equals(code) ? text(reply.get(at + 3)) : null;
 			ScheduleResult.Outcome outcome = switch (code) {
-				case "C" -> ScheduleResult.Outcome.CREATED;
+				case "C", "L" -> ScheduleResult.Outcome.CREATED;
 				case "E" -> ScheduleResult.Outcome.EXISTING;
 				case "U" -> ScheduleResult.Outcome.DUPLICATE;
 				case "K" -> null;
@@ -141,14 +157,37 @@ public final class EnqueueCall {
 				outcomes.add(new Outcome(null,
 						new DelayedTaskException("Task " + tasks.get(i).id() + " of queue '" + queue
 								+ "' was corrupt in Redis; it was moved to the dead letters, so schedule it with"
-								+ " another id")));
+								+ " another id"),
+						null));
 			}
 			else {
 				outcomes.add(new Outcome(new ScheduleResult(TaskId.of(text(reply.get(at + 1))), outcome,
-						Instant.ofEpochMilli(number(reply.get(at + 2)))), null));
+						Instant.ofEpochMilli(number(reply.get(at + 2)))), null, leaseToken));
 			}
 		}
 		return outcomes;
+	}
+
+	/**
+	 * The tasks a call leased for a dispatcher of this process, as a claim would have
+	 * returned them.
+	 * @param tasks the tasks of the call
+	 * @param outcomes their outcomes, from {@link #outcomes}
+	 * @param redisNowMs the Redis time of the call ({@link #redisMillis})
+	 * @return the leased tasks, in call order
+	 */
+	public List<ClaimedTask> handedOff(List<PreparedTask> tasks, List<Outcome> outcomes, long redisNowMs) {
+		List<ClaimedTask> leased = new ArrayList<>(1);
+		for (int i = 0; i < tasks.size(); i++) {
+			Outcome outcome = outcomes.get(i);
+			ScheduleResult result = outcome.result();
+			if (outcome.leaseToken() != null && result != null && result.dueAt() != null) {
+				PreparedTask task = tasks.get(i);
+				leased.add(new ClaimedTask(task.id(), outcome.leaseToken(), task.envelope(this.codec), 0, 1,
+						task.maxAttempts(), result.dueAt().toEpochMilli(), redisNowMs, task.uniqueDigest()));
+			}
+		}
+		return leased;
 	}
 
 	/**
@@ -217,8 +256,11 @@ public final class EnqueueCall {
 	 *
 	 * @param result the result, or {@code null} when the task failed
 	 * @param failure why the task failed, or {@code null}
+	 * @param leaseToken the token of the lease the call took for a dispatcher of this
+	 * process ({@link TaskHandoff}), or {@code null} when it took none for this task
 	 */
-	public record Outcome(@Nullable ScheduleResult result, @Nullable RuntimeException failure) {
+	public record Outcome(@Nullable ScheduleResult result, @Nullable RuntimeException failure,
+			@Nullable String leaseToken) {
 
 		/**
 		 * The result, or the failure thrown.

@@ -190,6 +190,20 @@ public record StoreSettings(String keyPrefix, Duration leaseDuration, Duration r
 	}
 
 	/**
+	 * What an {@code enqueue} call leases for a dispatcher of this process: the claim's
+	 * lease, and a tick for the timer owner on the same condition as a claim's (the first
+	 * lease would be reaped before the owner's next promotion).
+	 * @param nonce the dispatcher's lease nonce for this call
+	 * @param max the most tasks to lease
+	 * @return the hand-off argument
+	 */
+	public TaskHandoff.HandoffLease handoffLease(String nonce, int max) {
+		long leaseMs = this.leaseDuration.toMillis();
+		return new TaskHandoff.HandoffLease(nonce, max, leaseMs,
+				leaseMs + this.reapGrace.toMillis() < timerRearmInterval().toMillis());
+	}
+
+	/**
 	 * The keys of a queue's partition.
 	 * @param queue the queue, already validated
 	 * @return the keys

@@ -23,10 +23,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The completion path of a queue: records the outcome of finished runs in Redis on its
- * own thread, acknowledging successes in batches. Handler threads never talk to Redis
- * about their own outcome, so an interrupted handler thread cannot lose it. A completion
- * that cannot reach Redis is retried while the run's lease lasts; after that the task
- * runs again elsewhere (at least once).
+ * own thread, acknowledging successes in batches: while more runs of the queue are held
+ * or about to be handed over, an outcome waits up to a millisecond for others to share
+ * its call, so a busy queue pays a fraction of a call per outcome. Handler threads never
+ * talk to Redis about their own outcome, so an interrupted handler thread cannot lose it.
+ * A completion that cannot reach Redis is retried while the run's lease lasts; after that
+ * the task runs again elsewhere (at least once).
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -42,6 +44,15 @@ final class Completions {
 	private static final Log failureLogger = LogFactory.getLog("dev.delayedtasks.failures");
 
 	private static final int MAX_BATCH = 128;
+
+	/**
+	 * The longest an outcome waits for others to share its call while more runs of the
+	 * queue are held here: a millisecond of a busy queue's outcomes goes in one call
+	 * instead of one call each.
+	 */
+	private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private static final long LINGER_SLICE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
 	private final String queue;
 
@@ -157,14 +168,13 @@ final class Completions {
 				batch.add(first);
 				this.pending.drainTo(batch, MAX_BATCH - 1);
 				try {
+					linger(batch, running);
 					record(batch, running);
 				}
 				catch (Throwable ex) {
 					// Never let the completion thread die, of an Error either (out of
-					// memory
-					// for a moment, a listener's): these runs' tasks come back after
-					// their
-					// lease, and the thread goes on with the next outcomes.
+					// memory for a moment, a listener's): these runs' tasks come back
+					// after their lease, and the thread goes on with the next outcomes.
 					logger.error("Could not record " + batch.size() + " outcome(s) of queue '" + this.queue + "'", ex);
 					batch.forEach((completion) -> this.heartbeat.untrack(completion.run()));
 				}
@@ -176,6 +186,37 @@ final class Completions {
 				if (!running.get()) {
 					return;
 				}
+			}
+		}
+	}
+
+	/**
+	 * Wait, a millisecond at most, for more outcomes to join the batch, as long as runs
+	 * that are not in it are held here or about to be handed over by a {@code schedule}
+	 * call in flight (each may end within the wait); an outcome with no other run about
+	 * (a caller awaiting each task's outcome before the next) never waits. Stops waiting
+	 * at once when the start stops.
+	 * @param batch the batch, added to
+	 * @param running the flag of this start
+	 */
+	private void linger(List<Completion> batch, AtomicBoolean running) {
+		long deadline = System.nanoTime() + LINGER_NANOS;
+		while (batch.size() < MAX_BATCH && running.get() && this.heartbeat.heldOrExpected() > batch.size()) {
+			long left = deadline - System.nanoTime();
+			if (left <= 0) {
+				return;
+			}
+			try {
+				Completion next = this.pending.poll(Math.min(left, LINGER_SLICE_NANOS), TimeUnit.NANOSECONDS);
+				if (next != null) {
+					batch.add(next);
+					this.pending.drainTo(batch, MAX_BATCH - batch.size());
+				}
+			}
+			catch (InterruptedException ex) {
+				// Stop gave up waiting: the batch is recorded or given up as before.
+				Thread.currentThread().interrupt();
+				return;
 			}
 		}
 	}

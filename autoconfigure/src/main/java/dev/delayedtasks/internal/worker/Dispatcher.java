@@ -6,17 +6,23 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Queue;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.internal.store.ClaimBatch;
 import dev.delayedtasks.internal.store.ClaimedTask;
 import dev.delayedtasks.internal.store.ExpiredTask;
 import dev.delayedtasks.internal.store.PartitionKeys;
+import dev.delayedtasks.internal.store.StoreSettings;
+import dev.delayedtasks.internal.store.TaskHandoff;
+import dev.delayedtasks.internal.store.TaskHandoffs;
 import dev.delayedtasks.internal.store.TaskStore;
 import dev.delayedtasks.internal.store.codec.PayloadCodec.Envelope;
 import dev.delayedtasks.internal.worker.BlockingConnections.BlockingConnection;
@@ -35,6 +41,12 @@ import org.jspecify.annotations.Nullable;
  * outcome is recorded in Redis or it is released ({@code concurrency + max-claim}). So
  * outcomes are written while the next tasks run, yet however fast handlers fail, an
  * instance never holds more than its concurrency plus one claim.
+ * <p>
+ * With {@link TaskHandoffs} it also takes tasks straight from the {@code enqueue} calls
+ * of this process ({@link TaskHandoff}): a call that finds room here (a free permit and a
+ * free hold, set aside before it is sent) leases the ready tasks it creates, and the
+ * scheduling thread hands them to the executor under the same budgets, so they need no
+ * wake-up and no claim.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -66,6 +78,10 @@ final class Dispatcher {
 
 	private final int concurrency;
 
+	private final StoreSettings storeSettings;
+
+	private final @Nullable TaskHandoffs handoffs;
+
 	private final AtomicInteger running = new AtomicInteger();
 
 	/**
@@ -87,6 +103,8 @@ final class Dispatcher {
 		this.runner = runner;
 		this.listeners = services.listeners();
 		this.concurrency = concurrency;
+		this.storeSettings = services.storeSettings();
+		this.handoffs = services.handoffs();
 	}
 
 	/**
@@ -100,6 +118,10 @@ final class Dispatcher {
 				new Semaphore(this.concurrency + this.settings.maxClaim()));
 		this.loop = started;
 		started.thread = threads.start("dispatcher", () -> dispatch(started), false);
+		if (this.handoffs != null) {
+			started.handoff = new LoopHandoff(started);
+			this.handoffs.register(this.queue, started.handoff);
+		}
 	}
 
 	/**
@@ -115,7 +137,15 @@ final class Dispatcher {
 		if (stopped == null || stopped.thread == null) {
 			return null;
 		}
-		stopped.live = false;
+		if (this.handoffs != null && stopped.handoff != null) {
+			this.handoffs.unregister(this.queue, stopped.handoff);
+		}
+		// Under the loop's lock: a hand-off that holds it has tracked its runs by the
+		// time
+		// this returns, so stop sees them; a later one finds the loop stopped.
+		synchronized (stopped) {
+			stopped.live = false;
+		}
 		if (stopped.idle) {
 			stopped.thread.interrupt();
 		}
@@ -172,6 +202,7 @@ final class Dispatcher {
 		while (loop.live) {
 			String claimNonce = null;
 			try {
+				takeLostHandoffs(loop, lostClaims);
 				int wanted = claimable(loop);
 				if (wanted == 0) {
 					continue;
@@ -190,16 +221,18 @@ final class Dispatcher {
 					releaseQuietly(batch.tasks());
 					break;
 				}
-				submitAll(loop, batch, sent);
+				submitAll(loop, batch.tasks(), batch.now(), sent, false);
 				if (batch.tasks().size() < wanted && !batch.more()) {
 					if (wake == null) {
 						wake = this.connections.open(this.settings.blockTimeout());
 					}
 					loop.idle = true;
+					loop.awaitingWork = true;
 					try {
 						wake.pop(this.settings.blockTimeout(), this.keys.wake());
 					}
 					finally {
+						loop.awaitingWork = false;
 						loop.idle = false;
 					}
 				}
@@ -245,10 +278,20 @@ final class Dispatcher {
 		if (wake != null) {
 			wake.close();
 		}
+		takeLostHandoffs(loop, lostClaims);
 		if (!lostClaims.isEmpty()) {
 			// A claim interrupted or failed at stop: give its tasks back now rather than
 			// after lease + grace (the recover runs after the claim on the connection).
 			recoverQuietly(lostClaims);
+		}
+	}
+
+	private static void takeLostHandoffs(Loop loop, Deque<String> lostClaims) {
+		for (String nonce = loop.lostHandoffs.poll(); nonce != null; nonce = loop.lostHandoffs.poll()) {
+			lostClaims.addLast(nonce);
+			if (lostClaims.size() > MAX_LOST_CLAIMS) {
+				lostClaims.removeFirst();
+			}
 		}
 	}
 
@@ -257,11 +300,13 @@ final class Dispatcher {
 	 * none waits untracked while an earlier one runs on a synchronous or caller-runs
 	 * executor; then hand them to the executor one by one.
 	 * @param loop the loop that claimed them
-	 * @param batch the claim's reply
+	 * @param tasks the leased tasks
+	 * @param now the Redis time of the claim, epoch milliseconds
 	 * @param sent when the claim was sent: the leases run from then
+	 * @param reserved whether a hold and a permit per task were taken already (a
+	 * hand-off's reservation)
 	 */
-	private void submitAll(Loop loop, ClaimBatch batch, long sent) {
-		List<ClaimedTask> tasks = batch.tasks();
+	private void submitAll(Loop loop, List<ClaimedTask> tasks, long now, long sent, boolean reserved) {
 		List<ActiveRun> runs = new ArrayList<>(tasks.size());
 		List<Permit> permits = new ArrayList<>(tasks.size());
 		List<Envelope> envelopes = new ArrayList<>(tasks.size());
@@ -271,11 +316,13 @@ final class Dispatcher {
 				Envelope envelope = this.runner.read(task.envelope());
 				TaskContext context = new TaskContext(task.id(), this.queue, task.failures() + 1, task.deliveries(),
 						Instant.ofEpochMilli(task.dueMs()), Instant.ofEpochMilli(task.createdMs()),
-						Instant.ofEpochMilli(batch.now()), TaskRunner.headers(envelope), task.token());
-				Permit permit = new Permit(loop.permits, this.running);
+						Instant.ofEpochMilli(now), TaskRunner.headers(envelope), task.token());
+				Permit permit = new Permit(loop.permits, this.running, reserved);
 				// The hold goes back when the task is untracked (outcome recorded,
 				// released or lost); so does the permit of a run that never started.
-				loop.holds.acquireUninterruptibly();
+				if (!reserved) {
+					loop.holds.acquireUninterruptibly();
+				}
 				runs.add(this.heartbeat.track(task.lease(), context, sent, () -> {
 					loop.holds.release();
 					permit.free();
@@ -285,6 +332,9 @@ final class Dispatcher {
 			}
 			catch (RuntimeException | Error ex) {
 				releaseQuietly(tasks.subList(i, tasks.size()));
+				if (reserved) {
+					loop.giveBack(tasks.size() - i);
+				}
 				releaseRuns(runs);
 				throw ex;
 			}
@@ -420,6 +470,110 @@ final class Dispatcher {
 		}
 	}
 
+	/**
+	 * The hand-off side of one loop: room is a hold and a permit per task, taken without
+	 * waiting, so a call never waits for capacity and a task it leases is always one this
+	 * instance can run at once.
+	 */
+	private final class LoopHandoff implements TaskHandoff {
+
+		private final Loop loop;
+
+		private final AtomicLong calls = new AtomicLong();
+
+		LoopHandoff(Loop loop) {
+			this.loop = loop;
+		}
+
+		@Override
+		public @Nullable Reservation reserve(int max) {
+			Loop owner = this.loop;
+			// Only while the loop waits for work: a loop that claims has a backlog to
+			// take
+			// first, and reserving its permits then would only hold it up.
+			if (!owner.live || !owner.awaitingWork) {
+				return null;
+			}
+			int limit = Math.min(max, Dispatcher.this.settings.maxClaim());
+			int room = 0;
+			while (room < limit && owner.holds.tryAcquire()) {
+				if (!owner.permits.tryAcquire()) {
+					owner.holds.release();
+					break;
+				}
+				room++;
+			}
+			if (room == 0) {
+				return null;
+			}
+			Dispatcher.this.heartbeat.handoffsExpected(room);
+			String nonce = owner.nonce + ".h" + Long.toString(this.calls.incrementAndGet(), 36);
+			return new HandoffReservation(owner, room, Dispatcher.this.storeSettings.handoffLease(nonce, room));
+		}
+
+	}
+
+	/** Room set aside in one loop for the tasks of one {@code enqueue} call. */
+	private final class HandoffReservation implements TaskHandoff.Reservation {
+
+		private final Loop loop;
+
+		private final int room;
+
+		private final TaskHandoff.HandoffLease lease;
+
+		HandoffReservation(Loop loop, int room, TaskHandoff.HandoffLease lease) {
+			this.loop = loop;
+			this.room = room;
+			this.lease = lease;
+		}
+
+		@Override
+		public TaskHandoff.HandoffLease lease() {
+			return this.lease;
+		}
+
+		@Override
+		public void accept(List<ClaimedTask> tasks, long redisNowMs, long sentNanos) {
+			List<ClaimedTask> taken = (tasks.size() > this.room) ? tasks.subList(0, this.room) : tasks;
+			this.loop.giveBack(this.room - taken.size());
+			// Never throws into the scheduling thread: the tasks are stored, and what
+			// cannot
+			// run here is given back or comes back after its lease.
+			try {
+				if (!taken.isEmpty()) {
+					handOver(taken, redisNowMs, sentNanos);
+				}
+			}
+			catch (RuntimeException | Error ex) {
+				logger.warn("Could not hand " + taken.size() + " task(s) of queue '" + Dispatcher.this.queue
+						+ "' to their handlers; they were given back or run again after their lease: " + ex);
+			}
+			finally {
+				Dispatcher.this.heartbeat.handoffsSettled(this.room);
+			}
+		}
+
+		private void handOver(List<ClaimedTask> tasks, long redisNowMs, long sentNanos) {
+			synchronized (this.loop) {
+				if (!this.loop.live) {
+					this.loop.giveBack(tasks.size());
+					releaseQuietly(tasks);
+					return;
+				}
+				submitAll(this.loop, tasks, redisNowMs, sentNanos, true);
+			}
+		}
+
+		@Override
+		public void lost() {
+			this.loop.giveBack(this.room);
+			this.loop.lostHandoffs.add(this.lease.nonce());
+			Dispatcher.this.heartbeat.handoffsSettled(this.room);
+		}
+
+	}
+
 	/** One run of the claim loop, from a start to its stop, with its own budgets. */
 	private static final class Loop {
 
@@ -437,12 +591,36 @@ final class Dispatcher {
 		 */
 		private volatile boolean idle;
 
+		/**
+		 * Whether the loop waits on the wake list: its last claim emptied the ready list,
+		 * so a hand-off cannot overtake a backlog.
+		 */
+		private volatile boolean awaitingWork;
+
 		private @Nullable Thread thread;
+
+		private @Nullable LoopHandoff handoff;
+
+		/**
+		 * Nonces of hand-offs whose call failed: the loop recovers them as lost claims.
+		 */
+		private final Queue<String> lostHandoffs = new ConcurrentLinkedQueue<>();
 
 		Loop(String nonce, Semaphore permits, Semaphore holds) {
 			this.nonce = nonce;
 			this.permits = permits;
 			this.holds = holds;
+		}
+
+		/**
+		 * Free the holds and permits of a reservation that were not used.
+		 * @param room how many of each
+		 */
+		void giveBack(int room) {
+			if (room > 0) {
+				this.holds.release(room);
+				this.permits.release(room);
+			}
 		}
 
 	}
@@ -466,9 +644,13 @@ final class Dispatcher {
 
 		private final AtomicInteger state = new AtomicInteger(NOT_TAKEN);
 
-		Permit(Semaphore permits, AtomicInteger running) {
+		/** Whether the semaphore's permit was taken when the run was reserved. */
+		private final boolean reserved;
+
+		Permit(Semaphore permits, AtomicInteger running, boolean reserved) {
 			this.permits = permits;
 			this.running = running;
+			this.reserved = reserved;
 		}
 
 		/**
@@ -476,9 +658,13 @@ final class Dispatcher {
 		 * @return whether it was taken
 		 */
 		boolean acquire() {
-			this.permits.acquireUninterruptibly();
+			if (!this.reserved) {
+				this.permits.acquireUninterruptibly();
+			}
 			if (!this.state.compareAndSet(NOT_TAKEN, TAKEN)) {
-				this.permits.release();
+				if (!this.reserved) {
+					this.permits.release();
+				}
 				return false;
 			}
 			this.running.incrementAndGet();
@@ -490,8 +676,9 @@ final class Dispatcher {
 				this.running.decrementAndGet();
 				this.permits.release();
 			}
-			else {
-				this.state.compareAndSet(NOT_TAKEN, FREED);
+			else if (this.state.compareAndSet(NOT_TAKEN, FREED) && this.reserved) {
+				// A reserved run that never started still holds its semaphore permit.
+				this.permits.release();
 			}
 		}
 

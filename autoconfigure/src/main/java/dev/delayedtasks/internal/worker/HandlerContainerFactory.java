@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 import dev.delayedtasks.internal.store.StoreSettings;
+import dev.delayedtasks.internal.store.TaskHandoffs;
 import dev.delayedtasks.internal.store.TaskStore;
 import dev.delayedtasks.internal.store.codec.PayloadCodec;
 import io.micrometer.observation.ObservationRegistry;
@@ -63,6 +64,8 @@ public final class HandlerContainerFactory {
 
 	private final OccurrenceGate occurrenceGate;
 
+	private final @Nullable TaskHandoffs handoffs;
+
 	private final String instanceId = ProcessHandle.current().pid() + "-"
 			+ UUID.randomUUID().toString().substring(0, 8);
 
@@ -92,6 +95,7 @@ public final class HandlerContainerFactory {
 		this.handlerExecutor = builder.handlerExecutor;
 		this.taskScheduler = builder.taskScheduler;
 		this.occurrenceGate = builder.occurrenceGate;
+		this.handoffs = builder.handoffs;
 	}
 
 	/**
@@ -110,7 +114,7 @@ public final class HandlerContainerFactory {
 	public QueueWorker createContainer(HandlerEndpoint endpoint) {
 		WorkerServices services = new WorkerServices(this.store, this.connections.obtain(), this.settings,
 				this.storeSettings, this.codec, this.failureRouter, this.listeners, this.instanceId,
-				this.handlerExecutor, this.taskScheduler, this.observations, this.occurrenceGate);
+				this.handlerExecutor, this.taskScheduler, this.observations, this.occurrenceGate, this.handoffs);
 		return new QueueWorker(endpoint, resolve(endpoint), services);
 	}
 
@@ -189,7 +193,22 @@ public final class HandlerContainerFactory {
 
 		private @Nullable TaskScheduler taskScheduler;
 
+		private @Nullable TaskHandoffs handoffs;
+
 		private Builder() {
+		}
+
+		/**
+		 * Let dispatchers take the ready tasks that this process's blocking
+		 * {@code schedule} calls create, leased by those calls and handed to the handler
+		 * executor on the scheduling thread: only with an executor that never runs a task
+		 * on the calling thread. Without it, every task is claimed.
+		 * @param handoffs where dispatchers offer to take tasks
+		 * @return this builder
+		 */
+		public Builder taskHandoffs(TaskHandoffs handoffs) {
+			this.handoffs = handoffs;
+			return this;
 		}
 
 		/**

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.internal.store.Lease;
@@ -59,6 +60,8 @@ final class LeaseHeartbeat {
 	private @Nullable ScheduledFuture<?> localCheck;
 
 	private final Map<String, ActiveRun> runs = new ConcurrentHashMap<>();
+
+	private final AtomicInteger expectedHandoffs = new AtomicInteger();
 
 	LeaseHeartbeat(String queue, TaskStore store, WorkerSettings settings) {
 		this.queue = queue;
@@ -189,6 +192,33 @@ final class LeaseHeartbeat {
 					+ "'; they run again after their lease expires: " + ids + ": " + ex.getMessage());
 		}
 		overdue.forEach(this::untrack);
+	}
+
+	/**
+	 * Count tasks that an {@code enqueue} call in flight may hand to this queue's
+	 * dispatcher (the room it reserved), until {@link #handoffsSettled(int)}.
+	 * @param room the room reserved
+	 */
+	void handoffsExpected(int room) {
+		this.expectedHandoffs.addAndGet(room);
+	}
+
+	/**
+	 * The call of a reservation returned, and its tasks, if any, are tracked.
+	 * @param room the room it had reserved
+	 */
+	void handoffsSettled(int room) {
+		this.expectedHandoffs.addAndGet(-room);
+	}
+
+	/**
+	 * How many runs this instance holds or may be handed now: runs whose handler has not
+	 * returned, those whose outcome waits to be recorded, and the room of {@code enqueue}
+	 * calls in flight.
+	 * @return the count
+	 */
+	int heldOrExpected() {
+		return this.runs.size() + this.expectedHandoffs.get();
 	}
 
 	List<ActiveRun> active() {

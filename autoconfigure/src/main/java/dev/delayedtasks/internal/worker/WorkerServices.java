@@ -3,8 +3,10 @@ package dev.delayedtasks.internal.worker;
 import java.util.concurrent.Executor;
 
 import dev.delayedtasks.internal.store.StoreSettings;
+import dev.delayedtasks.internal.store.TaskHandoffs;
 import dev.delayedtasks.internal.store.TaskStore;
 import dev.delayedtasks.internal.store.codec.PayloadCodec;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.scheduling.TaskScheduler;
 
@@ -25,12 +27,14 @@ import org.springframework.scheduling.TaskScheduler;
  * (heartbeats and timers run on each queue's own threads)
  * @param observations observes handler runs
  * @param occurrenceGate applies recurring schedules' policies before an occurrence runs
+ * @param handoffs where dispatchers offer to take tasks from this process's
+ * {@code enqueue} calls, or {@code null} when they take none
  * @author delayed-tasks
  * @since 0.1.0
  */
 record WorkerServices(TaskStore store, BlockingConnections connections, WorkerSettings settings,
 		StoreSettings storeSettings, PayloadCodec codec, FailureRouter failureRouter, Listeners listeners,
 		String instanceId, Executor handlerExecutor, TaskScheduler scheduler, RunObservations observations,
-		OccurrenceGate occurrenceGate) {
+		OccurrenceGate occurrenceGate, @Nullable TaskHandoffs handoffs) {
 
 }

@@ -166,7 +166,7 @@ class ScheduleAllBatchingIntegrationTests {
 				long bytes = 0;
 				// ARGV: base, n, layout, fanout, then eight per task, the envelope last.
 				for (int i = 0; i < tasks; i++) {
-					bytes += EnvelopeChecks.utf8Length(args.get(4 + i * 8 + 7));
+					bytes += EnvelopeChecks.utf8Length(args.get(5 + i * 8 + 7));
 				}
 				this.tasksPerCall.add(tasks);
 				this.envelopeBytes.add(bytes);

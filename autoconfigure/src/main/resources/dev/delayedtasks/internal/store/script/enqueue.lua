@@ -7,10 +7,15 @@
 --   5 stats  HASH    counters
 --   6 meta   HASH    v = layout version
 --   per item: t:<id> HASH task, p:<id> STRING payload envelope, u:<digest> STRING uniqueness slot (base..'u:' if none)
---   derived from ARGV base (same hash tag), not declared because only corrupt data touches them: dead ZSET,
---   lease ZSET, e:<id> STRING; and t:<holder> HASH (the holder's id is read from the uniqueness slot); o:<id> HASH,
---   the outcome record of an earlier task with the id, deleted when the id is created again (a new incarnation)
+--   derived from ARGV base (same hash tag), not declared: dead ZSET and e:<id> STRING (only corrupt data touches
+--   them), lease ZSET (corrupt data, and the hand-off of ARGV 5); t:<holder> HASH (the holder's id is read from the
+--   uniqueness slot); o:<id> HASH, the outcome record of an earlier task with the id, deleted when the id is created
+--   again (a new incarnation)
 -- ARGV: 1 base, 2 count, 3 layout version, 4 fanoutBatch,
+--   5 hand-off ('0' none | '<nonce> <n> <leaseMs> <tick 0/1>': an idle dispatcher of the calling process takes up to
+--   n of the created tasks that are ready at once, leased here as a claim would lease them (token '<nonce>:<fence>',
+--   deadline now + leaseMs), while the ready list is empty and the queue is not paused, so no task overtakes one that
+--   waits; tick 1 pushes a tick token when the first lease of the partition is one the timer owner must hear of),
 --   then per item 8: id, mode ('D' delay ms | 'A' absolute epoch ms), time, maxAttempts, uniqueTtlMs (0 = none),
 --   expiry ('0' none | 'D'<ms> after now | 'A'<epoch ms>: the task is never run from then on, field xa),
 --   outcome ('0' none | '<keep ms>' | '<keep ms> <channel>': keep how the task ended for that long, field or, and
@@ -18,8 +23,9 @@
 --   longer keep wins and the channel joins its trackers, so a re-send never detaches a waiter or shortens a keep),
 --   envelope
 -- Reply: {now, 'LAYOUT', storedVersion} when the stored layout differs (nothing is written); else
---   {now, fresh (0/1), then per item: code ('C' created | 'E' existing | 'U' duplicate | 'K' corrupt),
---    id (the created id, or the existing/duplicate holder's id), due ms (or -1)}
+--   {now, fresh (0/1), then per item: code ('C' created | 'L' created and leased by the hand-off | 'E' existing |
+--    'U' duplicate | 'K' corrupt), id (the created id, or the existing/duplicate holder's id), due ms (or -1),
+--    token ('L' only) or ''}
 --   fresh = 1: meta had no layout version (a new partition, or one removed from the index by the remove script), so
 --   the producer adds the queue to the index again, after this write
 -- keys: fixed=6 per-item=3
@@ -33,9 +39,17 @@ redis.replicate_commands()
 local sched, ready, wake, tick, stats, meta = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 
 local base, items, layout, fanoutBatch = ARGV[1], int(ARGV[2]), ARGV[3], int(ARGV[4])
-if not (base and items and items >= 0 and #KEYS == 6 + 3 * items and #ARGV == 4 + 8 * items
+if not (base and items and items >= 0 and #KEYS == 6 + 3 * items and #ARGV == 5 + 8 * items
     and fanoutBatch and fanoutBatch >= 1) then
   return redis.error_reply('ERR enqueue: KEYS/ARGV do not match the item count')
+end
+local handoffNonce, handoffMax, handoffLeaseMs, handoffTick
+if ARGV[5] ~= '0' then
+  local nonce, n, ms, t = string.match(ARGV[5], '^(%S+) (%d+) (%d+) ([01])$')
+  handoffNonce, handoffMax, handoffLeaseMs, handoffTick = nonce, int(n), int(ms), t == '1'
+  if not (handoffNonce and handoffMax and handoffLeaseMs and handoffLeaseMs > 0) then
+    return redis.error_reply('ERR enqueue: bad hand-off argument')
+  end
 end
 
 --- @include "fanout"
@@ -56,7 +70,7 @@ local function outcome(arg)
 end
 
 for i = 0, items - 1 do
-  local a = 4 + 8 * i
+  local a = 5 + 8 * i
   local mode = ARGV[a + 2]
   if (mode ~= 'D' and mode ~= 'A') or not int(ARGV[a + 3]) or not int(ARGV[a + 4]) or not int(ARGV[a + 5])
       or not expiry(ARGV[a + 6]) or not outcome(ARGV[a + 7]) then
@@ -72,15 +86,21 @@ local prevHead = head[2] and tonumber(head[2])
 
 local live = {S = true, R = true, A = true}
 local reply, created, corrupted, anyReady, minDue = {now, stored and 0 or 1}, 0, 0, false, nil
+local lease = base .. 'lease'
+-- A task overtakes none: only while nothing waits in the ready list, and never on a paused queue.
+local handed = 0
+local canHandOff = handoffNonce and handoffMax > 0 and redis.call('LLEN', ready) == 0
+  and redis.call('HGET', meta, 'paused') ~= '1'
+local leaseWasEmpty = canHandOff and redis.call('ZCARD', lease) == 0
 
 for i = 0, items - 1 do
   local tk, pk, uk = KEYS[7 + 3 * i], KEYS[8 + 3 * i], KEYS[9 + 3 * i]
-  local a = 4 + 8 * i
+  local a = 5 + 8 * i
   local id, mode, time, maxAttempts, ttl, expiresAt, envelope =
     ARGV[a + 1], ARGV[a + 2], int(ARGV[a + 3]), int(ARGV[a + 4]), int(ARGV[a + 5]), expiry(ARGV[a + 6]), ARGV[a + 8]
   local keep, channel = outcome(ARGV[a + 7])
   local due = mode == 'D' and now + time or time
-  local code, rid, rdue = 'C', id, due
+  local code, rid, rdue, token = 'C', id, due, nil
 
   local cur = pread('HMGET', tk, 's', 'd')
   local isHash = not cur.err
@@ -123,6 +143,14 @@ for i = 0, items - 1 do
       if cur[1] then redis.call('DEL', tk) end -- a cancelled tombstone counts as absent
       local state = due <= now and 'R' or 'S'
       local fields = {'s', state, 'a', 0, 'v', 0, 'm', maxAttempts, 'f', 0, 'd', due, 'c', now}
+      if state == 'R' and canHandOff and handed < handoffMax and (expiresAt == 0 or expiresAt > now) then
+        -- Leased as claim leases: the fence from the partition-wide counter, one delivery.
+        local f = redis.call('HINCRBY', stats, 'fence', 1)
+        token = handoffNonce .. ':' .. f
+        state, code = 'A', 'L'
+        fields = {'s', 'A', 'a', 0, 'v', 1, 'm', maxAttempts, 'f', f, 'k', token, 'd', due, 'c', now}
+        handed = handed + 1
+      end
       if unique then fields[#fields + 1] = 'u'; fields[#fields + 1] = digest end
       if expiresAt > 0 then fields[#fields + 1] = 'xa'; fields[#fields + 1] = expiresAt end
       if keep > 0 then
@@ -131,7 +159,9 @@ for i = 0, items - 1 do
       end
       redis.call('HSET', tk, unpack(fields))
       redis.call('SET', pk, envelope)
-      if state == 'R' then
+      if state == 'A' then
+        redis.call('ZADD', lease, now + handoffLeaseMs, id)
+      elseif state == 'R' then
         redis.call('RPUSH', ready, id)
         anyReady = true
       else
@@ -144,10 +174,15 @@ for i = 0, items - 1 do
   reply[#reply + 1] = code
   reply[#reply + 1] = rid
   reply[#reply + 1] = rdue
+  reply[#reply + 1] = token or ''
 end
 
 if created > 0 then redis.call('HINCRBY', stats, 'enq', created) end
 if corrupted > 0 then redis.call('HINCRBY', stats, 'corrupt', corrupted) end
+if handed > 0 then
+  redis.call('HINCRBY', stats, 'claimed', handed)
+  if leaseWasEmpty and handoffTick and redis.call('LLEN', tick) == 0 then redis.call('LPUSH', tick, 1) end
+end
 if minDue and (not prevHead or minDue < prevHead) and redis.call('LLEN', tick) == 0 then
   redis.call('LPUSH', tick, 1)
 end

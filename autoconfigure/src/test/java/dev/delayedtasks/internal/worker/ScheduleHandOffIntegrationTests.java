@@ -1,0 +1,323 @@
+package dev.delayedtasks.internal.worker;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.TaskRequest;
+import dev.delayedtasks.annotation.DelayedTaskHandler;
+import dev.delayedtasks.internal.store.EnqueueCall;
+import dev.delayedtasks.internal.store.PartitionKeys;
+import dev.delayedtasks.internal.store.PreparedTask;
+import dev.delayedtasks.internal.store.StoreSettings;
+import dev.delayedtasks.internal.store.TaskHandoff;
+import dev.delayedtasks.internal.store.TaskHandoffs;
+import dev.delayedtasks.internal.store.codec.PayloadCodec;
+import dev.delayedtasks.internal.store.script.Script;
+import dev.delayedtasks.internal.store.script.StoreScripts;
+import dev.delayedtasks.test.TestRedis;
+import dev.delayedtasks.test.WithRedis;
+import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A blocking {@code schedule} beside an idle handler of the queue leases the ready task
+ * it creates for that handler and hands it over on the calling thread: the task runs
+ * without a wake-up and a claim, and every guarantee of a claim holds (fencing by token,
+ * no task overtaking one that waits, nothing run while the queue is paused, nothing lost
+ * when the call's reply is lost or the handler stops meanwhile).
+ */
+@WithRedis
+class ScheduleHandOffIntegrationTests {
+
+	/** A hand-off's lease token: the loop's nonce, {@code .h} and the call's number. */
+	private static final String HANDED_OFF = "^[0-9a-f]{8}\\.h[0-9a-z]+:\\d+$";
+
+	/** A claim's lease token: the loop's nonce and the claim's number. */
+	private static final String CLAIMED = "^[0-9a-f]{8}\\.[0-9a-z]+:\\d+$";
+
+	private final TestRedis redis;
+
+	private final ApplicationContextRunner runner;
+
+	ScheduleHandOffIntegrationTests(TestRedis redis) {
+		this.redis = redis;
+		this.runner = ShortLeases.runner(redis, "delayed-tasks.worker.block-timeout=300ms")
+			.withUserConfiguration(GatedHandler.class);
+	}
+
+	@Test
+	void aTaskScheduledBesideAnIdleHandlerIsLeasedByItsEnqueueCallAndRunsOnce() {
+		String queue = "handoff-idle";
+		// A block that outlasts the test: the dispatcher never leaves its wait on its
+		// own.
+		this.runner
+			.withPropertyValues("test.queue=" + queue, "test.gated=false", "delayed-tasks.worker.block-timeout=60s")
+			.run((context) -> {
+				GatedHandler handler = context.getBean(GatedHandler.class);
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				for (int i = 0; i < 20; i++) {
+					// Each time the handler has room and its dispatcher waits for work.
+					awaitIdle(context, queue);
+					scheduler.schedule(TaskRequest.of(queue, "task " + i));
+				}
+				await().atMost(Duration.ofSeconds(10)).until(() -> handler.tokens.size() == 20);
+				assertThat(handler.tokens.values()).allSatisfy((token) -> assertThat(token).matches(HANDED_OFF));
+				StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+				PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), queue);
+				assertThat(redis.opsForHash().get(keys.stats(), "claimed")).isEqualTo("20");
+				ShortLeases.assertNoFurtherRun(() -> assertThat(handler.runs).hasSize(20));
+				ShortLeases.assertPartitionEmpty(redis, this.redis, queue);
+			});
+	}
+
+	@Test
+	void withHandOffSwitchedOffEveryTaskIsClaimed() {
+		String queue = "handoff-off";
+		this.runner.withPropertyValues("test.queue=" + queue, "test.gated=false", "delayed-tasks.worker.hand-off=false")
+			.run((context) -> {
+				GatedHandler handler = context.getBean(GatedHandler.class);
+				for (int i = 0; i < 5; i++) {
+					context.getBean(DelayedTaskScheduler.class).schedule(TaskRequest.of(queue, "task " + i));
+				}
+				await().atMost(Duration.ofSeconds(10)).until(() -> handler.tokens.size() == 5);
+				assertThat(handler.tokens.values()).allSatisfy((token) -> assertThat(token).matches(CLAIMED));
+			});
+	}
+
+	@Test
+	void anExecutorOfTheApplicationsOwnGetsNoHandOff() {
+		String queue = "handoff-own-executor";
+		this.runner.withPropertyValues("test.queue=" + queue, "test.gated=false")
+			.withUserConfiguration(OwnExecutor.class)
+			.run((context) -> {
+				GatedHandler handler = context.getBean(GatedHandler.class);
+				for (int i = 0; i < 5; i++) {
+					context.getBean(DelayedTaskScheduler.class).schedule(TaskRequest.of(queue, "task " + i));
+				}
+				await().atMost(Duration.ofSeconds(10)).until(() -> handler.tokens.size() == 5);
+				assertThat(handler.tokens.values()).allSatisfy((token) -> assertThat(token).matches(CLAIMED));
+			});
+	}
+
+	@Test
+	void aHandedOffTaskNeverOvertakesOneThatWaits() {
+		String queue = "handoff-order";
+		this.runner.withPropertyValues("test.queue=" + queue, "test.gated=true").run((context) -> {
+			GatedHandler handler = context.getBean(GatedHandler.class);
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			awaitIdle(context, queue);
+			// Concurrency 1: A is handed over and holds the only permit, B and C wait in
+			// the ready list.
+			scheduler.schedule(TaskRequest.of(queue, "A"));
+			await().atMost(Duration.ofSeconds(5)).until(() -> handler.runs.contains("A"));
+			scheduler.schedule(TaskRequest.of(queue, "B"));
+			scheduler.schedule(TaskRequest.of(queue, "C"));
+			handler.open("A");
+			await().atMost(Duration.ofSeconds(5)).until(() -> handler.runs.contains("B"));
+			// C still waits: D must go behind it.
+			scheduler.schedule(TaskRequest.of(queue, "D"));
+			handler.open("B");
+			handler.open("C");
+			handler.open("D");
+			await().atMost(Duration.ofSeconds(10)).until(() -> handler.runs.size() == 4);
+			assertThat(handler.runs).containsExactly("A", "B", "C", "D");
+			assertThat(handler.tokens.get("A")).matches(HANDED_OFF);
+			assertThat(handler.tokens.get("D")).matches(CLAIMED);
+		});
+	}
+
+	@Test
+	void aPausedQueuesTaskIsNotHandedOver() {
+		String queue = "handoff-paused";
+		this.runner.withPropertyValues("test.queue=" + queue, "test.gated=false").run((context) -> {
+			GatedHandler handler = context.getBean(GatedHandler.class);
+			QueueControl control = context.getBean(QueueControl.class);
+			awaitIdle(context, queue);
+			control.pause(queue);
+			context.getBean(DelayedTaskScheduler.class).schedule(TaskRequest.of(queue, "while paused"));
+			Thread.sleep(500);
+			assertThat(handler.runs).isEmpty();
+			control.resume(queue);
+			await().atMost(Duration.ofSeconds(5)).until(() -> handler.runs.size() == 1);
+			assertThat(handler.tokens.get("while paused")).matches(CLAIMED);
+		});
+	}
+
+	@Test
+	void aCallWhoseReplyIsLostGivesItsTaskBackLongBeforeTheLeaseEnds() {
+		String queue = "handoff-lost";
+		// A lease far longer than the wait: only the recovery by nonce can bring it back.
+		this.runner
+			.withPropertyValues("test.queue=" + queue, "test.gated=false", "delayed-tasks.worker.lease-duration=60s")
+			.run((context) -> {
+				GatedHandler handler = context.getBean(GatedHandler.class);
+				awaitIdle(context, queue);
+				TaskHandoff.Reservation reservation = context.getBean(TaskHandoffs.class).reserve(queue, 1);
+				assertThat(reservation).isNotNull();
+				PreparedTask task = prepare(context, queue, "lost reply");
+				List<Object> reply = enqueue(context, queue, task, reservation);
+				assertThat(EnqueueCall.redisMillis(reply)).isPositive();
+				// The reply never reached the caller.
+				reservation.lost();
+				await().atMost(Duration.ofSeconds(5)).until(() -> handler.runs.size() == 1);
+				assertThat(handler.tokens.get("lost reply")).matches(CLAIMED);
+				// Given back without penalty: the run the lost reply would have started
+				// does
+				// not count as a delivery.
+				assertThat(handler.deliveries.get("lost reply")).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void tasksHandedOverAfterTheHandlerStoppedAreGivenBackNotRun() {
+		String queue = "handoff-stopped";
+		this.runner.withPropertyValues("test.queue=" + queue, "test.gated=false").run((context) -> {
+			GatedHandler handler = context.getBean(GatedHandler.class);
+			awaitIdle(context, queue);
+			TaskHandoff.Reservation reservation = context.getBean(TaskHandoffs.class).reserve(queue, 1);
+			assertThat(reservation).isNotNull();
+			PreparedTask task = prepare(context, queue, "after stop");
+			long sent = System.nanoTime();
+			List<Object> reply = enqueue(context, queue, task, reservation);
+			context.getBean(DelayedTaskHandlerRegistry.class).getHandler(queue + "-handler").orElseThrow().stop();
+			EnqueueCall call = new EnqueueCall(context.getBean(StoreSettings.class),
+					context.getBean(PayloadCodec.class));
+			List<EnqueueCall.Outcome> outcomes = call.outcomes(queue, List.of(task), reply);
+			assertThat(outcomes.get(0).leaseToken()).matches(HANDED_OFF);
+			long now = EnqueueCall.redisMillis(reply);
+			reservation.accept(call.handedOff(List.of(task), outcomes, now), now, sent);
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), queue);
+			assertThat(redis.opsForHash().get(keys.base() + "t:" + task.id().value(), "s")).isEqualTo("R");
+			assertThat(redis.opsForList().range(keys.ready(), 0, -1)).containsExactly(task.id().value());
+			assertThat(handler.runs).isEmpty();
+		});
+	}
+
+	@Test
+	void aCallLeasesNoMoreThanItsReservationAndTheRestWaitInOrder() {
+		String queue = "handoff-max";
+		this.runner.withPropertyValues("test.queue=" + queue, "test.gated=true", "test.auto-startup=false")
+			.run((context) -> {
+				StoreScripts scripts = context.getBean(StoreScripts.class);
+				EnqueueCall call = new EnqueueCall(context.getBean(StoreSettings.class),
+						context.getBean(PayloadCodec.class));
+				List<PreparedTask> tasks = List.of(prepare(context, queue, "one"), prepare(context, queue, "two"),
+						prepare(context, queue, "three"));
+				TaskHandoff.HandoffLease lease = context.getBean(StoreSettings.class).handoffLease("test.h1", 1);
+				List<Object> reply = scripts.runEncoded(Script.ENQUEUE, EnqueueCall.keyCount(3),
+						call.encode(queue, tasks, lease), queue, "one");
+				List<EnqueueCall.Outcome> outcomes = call.outcomes(queue, tasks, reply);
+				assertThat(outcomes).extracting(EnqueueCall.Outcome::leaseToken)
+					.satisfiesExactly((token) -> assertThat(token).startsWith("test.h1:"),
+							(token) -> assertThat(token).isNull(), (token) -> assertThat(token).isNull());
+				StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+				PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), queue);
+				assertThat(redis.opsForList().range(keys.ready(), 0, -1)).containsExactly(tasks.get(1).id().value(),
+						tasks.get(2).id().value());
+				assertThat(redis.opsForZSet().score(keys.lease(), tasks.get(0).id().value())).isNotNull();
+				assertThat(redis.opsForHash().get(keys.base() + "t:" + tasks.get(0).id().value(), "k"))
+					.isEqualTo(outcomes.get(0).leaseToken());
+				// A second call finds the ready list full: it leases nothing, whatever it
+				// reserved.
+				PreparedTask late = prepare(context, queue, "four");
+				reply = scripts.runEncoded(Script.ENQUEUE, EnqueueCall.keyCount(1), call.encode(queue, List.of(late),
+						context.getBean(StoreSettings.class).handoffLease("test.h2", 4)), queue, "four");
+				assertThat(call.outcomes(queue, List.of(late), reply).get(0).leaseToken()).isNull();
+			});
+	}
+
+	private static void awaitIdle(AssertableApplicationContext context, String queue) {
+		// The dispatcher's first claim found nothing and it waits on the wake list: only
+		// then does it take tasks from schedule calls.
+		TaskHandoffs handoffs = context.getBean(TaskHandoffs.class);
+		await().atMost(Duration.ofSeconds(5)).until(() -> {
+			TaskHandoff.Reservation probe = handoffs.reserve(queue, 1);
+			if (probe == null) {
+				return false;
+			}
+			probe.accept(List.of(), 0, System.nanoTime());
+			return true;
+		});
+	}
+
+	private static PreparedTask prepare(AssertableApplicationContext context, String queue, String payload) {
+		return PreparedTask.of(TaskRequest.of(queue, payload), context.getBean(PayloadCodec.class), (name) -> 3);
+	}
+
+	private static List<Object> enqueue(AssertableApplicationContext context, String queue, PreparedTask task,
+			TaskHandoff.Reservation reservation) {
+		EnqueueCall call = new EnqueueCall(context.getBean(StoreSettings.class), context.getBean(PayloadCodec.class));
+		return context.getBean(StoreScripts.class)
+			.runEncoded(Script.ENQUEUE, EnqueueCall.keyCount(1), call.encode(queue, List.of(task), reservation.lease()),
+					queue, task.id().value());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class GatedHandler {
+
+		final List<String> runs = new CopyOnWriteArrayList<>();
+
+		final Map<String, String> tokens = new ConcurrentHashMap<>();
+
+		final Map<String, Integer> deliveries = new ConcurrentHashMap<>();
+
+		private final Map<String, CountDownLatch> gates = new ConcurrentHashMap<>();
+
+		private final boolean gated;
+
+		GatedHandler(Environment environment) {
+			this.gated = environment.getProperty("test.gated", Boolean.class, false);
+		}
+
+		@DelayedTaskHandler(queue = "${test.queue}", id = "${test.queue}-handler", concurrency = "1",
+				autoStartup = "${test.auto-startup:true}")
+		void handle(String payload, TaskContext context) throws InterruptedException {
+			this.tokens.put(payload, context.leaseToken());
+			this.deliveries.put(payload, context.deliveryCount());
+			this.runs.add(payload);
+			if (this.gated) {
+				gate(payload).await(10, TimeUnit.SECONDS);
+			}
+		}
+
+		void open(String payload) {
+			gate(payload).countDown();
+		}
+
+		private CountDownLatch gate(String payload) {
+			return this.gates.computeIfAbsent(payload, (key) -> new CountDownLatch(1));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnExecutor {
+
+		@Bean(name = DelayedTaskHandlerRegistry.HANDLER_EXECUTOR_BEAN_NAME, defaultCandidate = false)
+		SimpleAsyncTaskExecutor delayedTasksHandlerExecutor() {
+			return new SimpleAsyncTaskExecutor("own-handler-");
+		}
+
+	}
+
+}
