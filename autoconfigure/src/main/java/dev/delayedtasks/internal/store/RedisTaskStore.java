@@ -24,6 +24,8 @@ public final class RedisTaskStore implements TaskStore {
 
 	private static final int CLAIM_RECORD_WIDTH = 9;
 
+	private static final int PROMOTE_HEADER = 8;
+
 	/**
 	 * How many of the newest leases {@link #recover} looks at: far more than one
 	 * dispatcher claims during an outage, and few enough to stay a short script.
@@ -55,18 +57,29 @@ public final class RedisTaskStore implements TaskStore {
 				millis(this.settings.timerRearmInterval()));
 		Reply reply = new Reply(this.scripts.run(Script.CLAIM, List.of(keys.sched(), keys.ready(), keys.lease(),
 				keys.dead(), keys.wake(), keys.tick(), keys.stats(), keys.meta()), args, queue, null));
-		int count = (int) reply.number(5);
+		List<ClaimedTask> tasks = leased(reply, CLAIM_HEADER, (int) reply.number(5));
+		List<ExpiredTask> expired = expired(reply.text(6));
+		return new ClaimBatch(reply.number(0), reply.number(1), reply.number(2), reply.number(3) == 1,
+				reply.number(4) == 1, tasks, expired);
+	}
+
+	/**
+	 * The tasks a reply of {@code claim} or {@code promote} leased: 9 fields each.
+	 * @param reply the reply
+	 * @param header where the first task's fields start
+	 * @param count how many tasks it leased
+	 * @return the tasks
+	 */
+	private static List<ClaimedTask> leased(Reply reply, int header, int count) {
 		List<ClaimedTask> tasks = new ArrayList<>(count);
 		for (int i = 0; i < count; i++) {
-			int at = CLAIM_HEADER + i * CLAIM_RECORD_WIDTH;
+			int at = header + i * CLAIM_RECORD_WIDTH;
 			String unique = reply.text(at + 8);
 			tasks.add(new ClaimedTask(TaskId.of(reply.text(at)), reply.text(at + 1), reply.text(at + 2),
 					(int) reply.number(at + 3), (int) reply.number(at + 4), (int) reply.number(at + 5),
 					reply.number(at + 6), reply.number(at + 7), unique.isEmpty() ? null : unique));
 		}
-		List<ExpiredTask> expired = expired(reply.text(6));
-		return new ClaimBatch(reply.number(0), reply.number(1), reply.number(2), reply.number(3) == 1,
-				reply.number(4) == 1, tasks, expired);
+		return tasks;
 	}
 
 	/**
@@ -91,22 +104,33 @@ public final class RedisTaskStore implements TaskStore {
 
 	@Override
 	public TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed) {
-		Reply reply = runPromote(queue, ownerId, Math.max(1, timerTtl.toMillis()), tickConsumed);
+		return promote(queue, ownerId, timerTtl, tickConsumed, null);
+	}
+
+	@Override
+	public TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed,
+			TaskHandoff.@Nullable HandoffLease handoff) {
+		Reply reply = runPromote(queue, ownerId, Math.max(1, timerTtl.toMillis()), tickConsumed, handoff);
 		return new TimerTick(reply.number(0), reply.number(1) == 1, reply.number(2), reply.number(3), reply.number(4),
-				reply.number(5) == 1);
+				reply.number(5) == 1, leased(reply, PROMOTE_HEADER, (int) reply.number(6)), expired(reply.text(7)));
 	}
 
 	@Override
 	public void resignTimer(String queue, String ownerId) {
-		runPromote(queue, ownerId, 0, false);
+		runPromote(queue, ownerId, 0, false, null);
 	}
 
-	private Reply runPromote(String queue, String ownerId, long ttlMillis, boolean tickConsumed) {
+	private Reply runPromote(String queue, String ownerId, long ttlMillis, boolean tickConsumed,
+			TaskHandoff.@Nullable HandoffLease handoff) {
 		PartitionKeys keys = this.settings.keys(queue);
+		String handoffArgument = (handoff != null)
+				? handoff.nonce() + " " + handoff.max() + " " + handoff.leaseMs() + " " + (handoff.max() + 64) + " "
+						+ this.settings.claimByteBudget() + " " + (this.settings.expiredToDeadLetters() ? "D" : "X")
+				: "0";
 		List<String> args = List.of(keys.base(), ownerId, Long.toString(ttlMillis),
 				Integer.toString(this.settings.promoteLimit()), Integer.toString(this.settings.reapLimit()),
 				millis(this.settings.reapGrace()), Integer.toString(this.settings.fanoutBatch()),
-				Integer.toString(this.settings.maxDeliveries()), tickConsumed ? "1" : "0");
+				Integer.toString(this.settings.maxDeliveries()), tickConsumed ? "1" : "0", handoffArgument);
 		return new Reply(
 				this.scripts.run(
 						Script.PROMOTE, List.of(keys.sched(), keys.ready(), keys.lease(), keys.dead(), keys.wake(),

@@ -40,6 +40,22 @@ public interface TaskStore {
 	TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed);
 
 	/**
+	 * Take or keep the partition's timer, promote due tasks and reap expired leases,
+	 * then, as the owner of a queue that is not paused, lease up to {@code handoff.max()}
+	 * ready tasks for this instance's idle dispatcher, as a claim would.
+	 * @param queue the queue
+	 * @param ownerId this instance's id
+	 * @param timerTtl how long the timer lease lasts without another tick
+	 * @param tickConsumed whether the caller popped a {@code tick} token for this call
+	 * @param handoff what to lease for the dispatcher, or {@code null} for nothing
+	 * @return what the tick found, with the tasks it leased
+	 */
+	default TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed,
+			TaskHandoff.@Nullable HandoffLease handoff) {
+		return promote(queue, ownerId, timerTtl, tickConsumed);
+	}
+
+	/**
 	 * Take or keep the partition's timer, then promote due tasks and reap expired leases.
 	 * @param queue the queue
 	 * @param ownerId this instance's id

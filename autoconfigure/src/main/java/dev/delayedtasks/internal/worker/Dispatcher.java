@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.internal.store.ClaimBatch;
 import dev.delayedtasks.internal.store.ClaimedTask;
-import dev.delayedtasks.internal.store.ExpiredTask;
 import dev.delayedtasks.internal.store.PartitionKeys;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.TaskHandoff;
@@ -171,21 +170,6 @@ final class Dispatcher {
 	}
 
 	/**
-	 * Tell the listeners of the tasks the claim ended because they expired: they hear it
-	 * from this instance only, as the claim that found them ran here.
-	 * @param expired the tasks
-	 */
-	private void reportExpired(List<ExpiredTask> expired) {
-		for (ExpiredTask task : expired) {
-			if (logger.isDebugEnabled()) {
-				logger.debug("Task " + task.id() + " of queue '" + this.queue + "' had not started by its expiry "
-						+ task.expiresAt() + " and will not run");
-			}
-			this.listeners.expired(this.queue, task.id(), task.expiresAt());
-		}
-	}
-
-	/**
 	 * How many handlers run now.
 	 * @return the count
 	 */
@@ -214,7 +198,7 @@ final class Dispatcher {
 				long sent = System.nanoTime();
 				ClaimBatch batch = this.store.claim(this.queue, wanted, claimNonce);
 				claimNonce = null;
-				reportExpired(batch.expired());
+				this.listeners.expired(this.queue, batch.expired());
 				if (!loop.live) {
 					// Stop gave up on this claim: nobody heartbeats or records what it
 					// leased, so it goes back at once instead of running here unheld.

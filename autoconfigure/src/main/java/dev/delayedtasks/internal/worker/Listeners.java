@@ -10,6 +10,7 @@ import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskStoreException;
+import dev.delayedtasks.internal.store.ExpiredTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -57,6 +58,23 @@ public final class Listeners implements DelayedTaskListener {
 	@Override
 	public void expired(String queue, TaskId id, Instant expiresAt) {
 		each((listener) -> listener.expired(queue, id, expiresAt));
+	}
+
+	/**
+	 * Tell of the tasks a claim or a timer tick of this instance ended because they
+	 * expired: they hear it from this instance only, as the call that found them ran
+	 * here.
+	 * @param queue the queue
+	 * @param tasks the tasks
+	 */
+	void expired(String queue, List<ExpiredTask> tasks) {
+		for (ExpiredTask task : tasks) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Task " + task.id() + " of queue '" + queue + "' had not started by its expiry "
+						+ task.expiresAt() + " and will not run");
+			}
+			expired(queue, task.id(), task.expiresAt());
+		}
 	}
 
 	@Override

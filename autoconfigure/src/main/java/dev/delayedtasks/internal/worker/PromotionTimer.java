@@ -1,6 +1,7 @@
 package dev.delayedtasks.internal.worker;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -10,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import dev.delayedtasks.internal.store.PartitionKeys;
+import dev.delayedtasks.internal.store.TaskHandoff;
+import dev.delayedtasks.internal.store.TaskHandoffs;
 import dev.delayedtasks.internal.store.TaskStore;
 import dev.delayedtasks.internal.store.TimerTick;
 import dev.delayedtasks.internal.worker.BlockingConnections.BlockingConnection;
@@ -50,6 +53,12 @@ final class PromotionTimer {
 
 	private final BlockingConnections connections;
 
+	private final @Nullable TaskHandoffs handoffs;
+
+	private final int maxClaim;
+
+	private final Listeners listeners;
+
 	private @Nullable ScheduledExecutorService scheduler;
 
 	private volatile boolean running;
@@ -80,6 +89,23 @@ final class PromotionTimer {
 
 	PromotionTimer(String queue, PartitionKeys keys, TaskStore store, String instanceId, WorkerSettings settings,
 			BlockingConnections connections) {
+		this(queue, keys, store, instanceId, settings, connections, null, new Listeners(List.of()));
+	}
+
+	/**
+	 * Create the timer of a queue whose owner ticks also lease ready tasks for this
+	 * instance's idle dispatcher.
+	 * @param queue the queue
+	 * @param keys its keys
+	 * @param store the store
+	 * @param instanceId this instance's id
+	 * @param settings how workers run
+	 * @param connections opens the tick reader's blocking connection
+	 * @param handoffs where the queue's dispatcher offers room, or {@code null} for none
+	 * @param listeners told of the tasks a tick ended because they expired
+	 */
+	PromotionTimer(String queue, PartitionKeys keys, TaskStore store, String instanceId, WorkerSettings settings,
+			BlockingConnections connections, @Nullable TaskHandoffs handoffs, Listeners listeners) {
 		this.queue = queue;
 		this.keys = keys;
 		this.store = store;
@@ -88,6 +114,9 @@ final class PromotionTimer {
 		this.grace = settings.reapGrace();
 		this.block = settings.blockTimeout();
 		this.connections = connections;
+		this.handoffs = handoffs;
+		this.maxClaim = settings.maxClaim();
+		this.listeners = listeners;
 	}
 
 	/**
@@ -203,7 +232,7 @@ final class PromotionTimer {
 		long delayMillis;
 		try {
 			long started = System.nanoTime();
-			TimerTick tick = this.store.promote(this.queue, this.instanceId, this.ttl, tickConsumed);
+			TimerTick tick = promote(tickConsumed, started);
 			long halfRoundTrip = (System.nanoTime() - started) / 2_000_000;
 			this.ownedUntilNanos = started + this.ttl.toNanos();
 			this.owner = tick.owner();
@@ -225,6 +254,35 @@ final class PromotionTimer {
 		}
 		this.ownershipKnown.countDown();
 		arm(delayMillis);
+	}
+
+	/**
+	 * One {@code promote} call. As the owner, with the queue's dispatcher here idle and
+	 * with room, it also leases ready tasks for it, which this thread hands over: a task
+	 * that falls due needs no wake-up and no claim.
+	 * @param tickConsumed whether this instance popped a {@code tick} token for it
+	 * @param started when the call is sent: the leases run from then
+	 * @return what the tick found
+	 */
+	private TimerTick promote(boolean tickConsumed, long started) {
+		TaskHandoff.Reservation reservation = (this.handoffs != null && this.owner)
+				? this.handoffs.reserve(this.queue, this.maxClaim) : null;
+		TimerTick tick;
+		try {
+			tick = this.store.promote(this.queue, this.instanceId, this.ttl, tickConsumed,
+					(reservation != null) ? reservation.lease() : null);
+		}
+		catch (RuntimeException | Error ex) {
+			if (reservation != null) {
+				reservation.lost();
+			}
+			throw ex;
+		}
+		if (reservation != null) {
+			reservation.accept(tick.handedOff(), tick.now(), started);
+		}
+		this.listeners.expired(this.queue, tick.expired());
+		return tick;
 	}
 
 	private long ownerDelay(TimerTick tick, long halfRoundTrip) {

@@ -64,7 +64,8 @@ public final class QueueWorker implements HandlerContainer {
 				services.occurrenceGate());
 		this.dispatcher = new Dispatcher(endpoint.queue(), container.concurrency(), services, this.heartbeat, runner);
 		this.timer = new PromotionTimer(endpoint.queue(), services.storeSettings().keys(endpoint.queue()), this.store,
-				services.instanceId(), this.settings, services.connections());
+				services.instanceId(), this.settings, services.connections(), services.handoffs(),
+				services.listeners());
 	}
 
 	@Override

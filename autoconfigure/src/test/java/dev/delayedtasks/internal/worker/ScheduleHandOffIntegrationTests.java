@@ -90,6 +90,30 @@ class ScheduleHandOffIntegrationTests {
 	}
 
 	@Test
+	void aTaskFallingDueBesideAnIdleHandlerIsLeasedByTheTimerOwnersPromotion() {
+		String queue = "handoff-due";
+		this.runner
+			.withPropertyValues("test.queue=" + queue, "test.gated=false", "delayed-tasks.worker.block-timeout=60s")
+			.run((context) -> {
+				GatedHandler handler = context.getBean(GatedHandler.class);
+				DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+				QueueWorker worker = (QueueWorker) context.getBean(DelayedTaskHandlerRegistry.class)
+					.getHandler(queue + "-handler")
+					.orElseThrow();
+				await().atMost(Duration.ofSeconds(5)).until(worker::isTimerOwner);
+				for (int i = 0; i < 5; i++) {
+					awaitIdle(context, queue);
+					scheduler.schedule(TaskRequest.of(queue, "due " + i).delay(Duration.ofMillis(200)));
+					int ran = i + 1;
+					await().atMost(Duration.ofSeconds(5)).until(() -> handler.runs.size() == ran);
+				}
+				assertThat(handler.tokens.values()).allSatisfy((token) -> assertThat(token).matches(HANDED_OFF));
+				StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+				ShortLeases.assertPartitionEmpty(redis, this.redis, queue);
+			});
+	}
+
+	@Test
 	void withHandOffSwitchedOffEveryTaskIsClaimed() {
 		String queue = "handoff-off";
 		this.runner.withPropertyValues("test.queue=" + queue, "test.gated=false", "delayed-tasks.worker.hand-off=false")

@@ -1,0 +1,94 @@
+-- leaseReady: the lease of claim and promote: pop ids from the head of ready and lease each task that is ready (a
+-- fence from the partition-wide counter, token '<nonce>:<fence>', state A, one more delivery, an entry in lease at
+-- now + leaseMs), appending 9 fields per task to a reply (id, token, envelope, a, v, m, d, c, u or ''). Hints of
+-- cancelled or moved tasks are skipped, broken data goes to dead as corrupt, a task past its expiry (xa) ends as
+-- expired (id, a, c and xa of each appended to the list expired).
+-- uses: base, now, ready, lease, dead, stats, expiredTo
+--- @include "pread"
+--- @include "int"
+--- @include "releaseUnique"
+--- @include "deleteTask"
+--- @include "reasons"
+--- @include "outcome"
+
+-- The rule of Names.checkTaskId (1-64 ASCII letters, digits, '.', '-', '_', ':'): Java cannot take an id that breaks
+-- it, so leasing one would fail the whole call, and the same hint would come back at the head for ever.
+local function validId(id)
+  return #id >= 1 and #id <= 64 and not string.find(id, '[^A-Za-z0-9%.%-_:]')
+end
+
+-- A task that has not started by its expiry is never run: it ends here, the one place a run starts.
+local expired = {}
+local function expire(id, tk, r)
+  recordOutcome(id, tk, 'X', 0, EXPIRED, '', 'the task was not started before it expired', '')
+  releaseUnique(id, r[8])
+  if expiredTo == 'D' then
+    redis.call('SET', base .. 'e:' .. id, EXPIRED .. '\n\nthe task was not started before it expired')
+    redis.call('HSET', tk, 's', 'D')
+    redis.call('ZADD', dead, now, id)
+  else
+    deleteTask(id)
+  end
+  for _, x in ipairs({id, r[2], r[7], r[9]}) do expired[#expired + 1] = x end
+  bump('expired')
+end
+
+-- Leases up to n tasks, popping at most scanLimit hints and stopping once the payloads reach byteBudget (one task at
+-- least); returns how many it leased and whether it left ready tasks behind.
+local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
+  local claimed, more = 0, false
+  local ghosts = int(redis.call('HGET', stats, 'ghost')) or 0
+  local skipped, pops, bytes = 0, 0, 0
+  while claimed < n and pops < scanLimit do
+    if claimed > 0 and bytes >= byteBudget then
+      more = redis.call('LLEN', ready) > 0
+      break
+    end
+    -- Peek, read, then pop: a read that raises (a moved slot) must not lose the hint.
+    local id = redis.call('LINDEX', ready, 0)
+    if not id then break end
+    local tk = base .. 't:' .. id
+    local status, r = readTask(tk, 'a', 'v', 'm', 'f', 'd', 'c', 'u', 'xa')
+    local payload = (status == 'ok' and r[1] == 'R') and pread('GET', base .. 'p:' .. id) or nil
+    -- corrupt() may still raise at its undeclared e: key, so the hint goes only after it.
+    if status == 'missing' or (status == 'ok' and r[1] ~= 'R') then
+      skipped = skipped + 1 -- a hint left behind by cancel, reschedule or an expired tombstone
+    elseif status ~= 'ok' then
+      corrupt(id, status)
+    end
+    local a, v, m, f, d, c = int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7])
+    local leasable = status == 'ok' and r[1] == 'R'
+    if leasable and not validId(id) then
+      corrupt(id, status, 'task id is not 1-64 letters, digits, ".", "-", "_", ":"')
+      leasable = false
+    elseif leasable and not (a and v and m and f and d and c) then
+      corrupt(id, status, 'a numeric field (a, v, m, f, d, c) is missing or not a number')
+      leasable = false
+    elseif leasable and type(payload) ~= 'string' then
+      corrupt(id, status, payload and 'payload key is not a string' or 'payload is missing')
+      leasable = false
+    end
+    local xa = int(r[9])
+    if leasable and xa and xa <= now then
+      expire(id, tk, r)
+      leasable = false
+    end
+    redis.call('LPOP', ready)
+    pops = pops + 1
+    if leasable then
+      -- The fence comes from a partition-wide counter, not the task's own: a task re-created with the same id
+      -- starts again at f = 0, and a per-task count would hand an old lease's token to the new task.
+      f, v = redis.call('HINCRBY', stats, 'fence', 1), v + 1
+      local token = nonce .. ':' .. f
+      redis.call('HSET', tk, 's', 'A', 'k', token, 'f', f, 'v', v)
+      redis.call('ZADD', lease, now + leaseMs, id)
+      claimed = claimed + 1
+      bytes = bytes + #payload
+      for _, x in ipairs({id, token, payload, a, v, m, d, c, r[8] or ''}) do reply[#reply + 1] = x end
+    end
+  end
+  if skipped > 0 and ghosts > 0 then bump('ghost', -math.min(skipped, ghosts)) end
+  if claimed > 0 then bump('claimed', claimed) end
+  if pops > 0 and (claimed >= n or pops >= scanLimit) and redis.call('LLEN', ready) > 0 then more = true end
+  return claimed, more
+end
