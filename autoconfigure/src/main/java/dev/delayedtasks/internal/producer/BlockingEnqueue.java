@@ -9,6 +9,7 @@ import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskStoreException;
+import dev.delayedtasks.internal.store.ClaimedTask;
 import dev.delayedtasks.internal.store.EnqueueCall;
 import dev.delayedtasks.internal.store.PreparedTask;
 import dev.delayedtasks.internal.store.QueueIndex;
@@ -210,8 +211,7 @@ final class BlockingEnqueue {
 			throw ex;
 		}
 		if (reservation != null) {
-			long now = EnqueueCall.redisMillis(reply);
-			reservation.accept(this.enqueueCall.handedOff(tasks, outcomes, now), now, sent);
+			handOver(queue, tasks, outcomes, reply, reservation, sent);
 		}
 		if (EnqueueCall.fresh(reply)) {
 			// After the write: a removal of the queue from the index that ran before it
@@ -222,9 +222,33 @@ final class BlockingEnqueue {
 	}
 
 	/**
+	 * Hand the tasks the call leased to the dispatcher. The tasks are stored whatever
+	 * happens here, so nothing is thrown: a failure gives them back as a lost reply
+	 * would.
+	 */
+	private static void handOver(String queue, List<PreparedTask> tasks, List<EnqueueCall.Outcome> outcomes,
+			List<Object> reply, TaskHandoff.Reservation reservation, long sent) {
+		List<ClaimedTask> leased;
+		long now;
+		try {
+			now = EnqueueCall.redisMillis(reply);
+			leased = EnqueueCall.handedOff(tasks, outcomes, now);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not read the tasks of queue '" + queue + "' leased for this instance's handler; they"
+					+ " are given back: " + ex.getMessage());
+			reservation.lost();
+			return;
+		}
+		reservation.accept(leased, now, sent);
+	}
+
+	/**
 	 * How many of the tasks may be ready when the call runs: those due now, and those due
 	 * at an instant up to a second ahead of this instance's clock (Redis's may be ahead).
-	 * Room is set aside for these; the script decides.
+	 * Room is set aside for these; the script decides. None when a task's envelope was
+	 * dropped to be written again for the call (a large {@code scheduleAll}): a handler
+	 * gets exactly the envelope that was stored.
 	 * @param tasks the tasks of a call
 	 * @return the count
 	 */
@@ -232,6 +256,9 @@ final class BlockingEnqueue {
 		long soon = System.currentTimeMillis() + 1000;
 		int count = 0;
 		for (PreparedTask task : tasks) {
+			if (task.envelope() == null) {
+				return 0;
+			}
 			if (task.absolute() ? task.time() <= soon : task.time() <= 0) {
 				count++;
 			}

@@ -16,6 +16,8 @@ import dev.delayedtasks.internal.store.script.Script;
 import dev.delayedtasks.internal.store.script.ScriptReplies;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.Assert;
+
 /**
  * The {@code enqueue} script call in the form Redis takes it: keys and arguments as
  * bytes, and its reply read straight from the bytes Redis sent. A queue's fixed keys and
@@ -170,21 +172,24 @@ public final class EnqueueCall {
 
 	/**
 	 * The tasks a call leased for a dispatcher of this process, as a claim would have
-	 * returned them.
+	 * returned them, with the envelopes the call sent (a call whose tasks carry none is
+	 * not handed off).
 	 * @param tasks the tasks of the call
 	 * @param outcomes their outcomes, from {@link #outcomes}
 	 * @param redisNowMs the Redis time of the call ({@link #redisMillis})
 	 * @return the leased tasks, in call order
 	 */
-	public List<ClaimedTask> handedOff(List<PreparedTask> tasks, List<Outcome> outcomes, long redisNowMs) {
+	public static List<ClaimedTask> handedOff(List<PreparedTask> tasks, List<Outcome> outcomes, long redisNowMs) {
 		List<ClaimedTask> leased = new ArrayList<>(1);
 		for (int i = 0; i < tasks.size(); i++) {
 			Outcome outcome = outcomes.get(i);
 			ScheduleResult result = outcome.result();
 			if (outcome.leaseToken() != null && result != null && result.dueAt() != null) {
 				PreparedTask task = tasks.get(i);
-				leased.add(new ClaimedTask(task.id(), outcome.leaseToken(), task.envelope(this.codec), 0, 1,
-						task.maxAttempts(), result.dueAt().toEpochMilli(), redisNowMs, task.uniqueDigest()));
+				String envelope = task.envelope();
+				Assert.state(envelope != null, () -> "Task " + task.id() + " was handed off without its envelope");
+				leased.add(new ClaimedTask(task.id(), outcome.leaseToken(), envelope, 0, 1, task.maxAttempts(),
+						result.dueAt().toEpochMilli(), redisNowMs, task.uniqueDigest()));
 			}
 		}
 		return leased;

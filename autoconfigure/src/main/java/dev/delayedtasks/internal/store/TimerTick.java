@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * What a timer tick ({@code promote}) found.
  *
- * @param now Redis time, epoch milliseconds
+ * @param now the Redis time, epoch milliseconds
  * @param owner whether the caller owns the partition's timer now
  * @param ttlMs the timer lease's remaining time (another owner's when not the owner)
  * @param nextDueMs the earliest scheduled due time, or -1
@@ -23,7 +23,7 @@ public record TimerTick(long now, boolean owner, long ttlMs, long nextDueMs, lon
 
 	/**
 	 * A tick that leased nothing.
-	 * @param now Redis time, epoch milliseconds
+	 * @param now the Redis time, epoch milliseconds
 	 * @param owner whether the caller owns the partition's timer now
 	 * @param ttlMs the timer lease's remaining time (another owner's when not the owner)
 	 * @param nextDueMs the earliest scheduled due time, or -1

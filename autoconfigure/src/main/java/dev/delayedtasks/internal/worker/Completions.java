@@ -23,12 +23,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The completion path of a queue: records the outcome of finished runs in Redis on its
- * own thread, acknowledging successes in batches: while more runs of the queue are held
- * or about to be handed over, an outcome waits up to a millisecond for others to share
- * its call, so a busy queue pays a fraction of a call per outcome. Handler threads never
- * talk to Redis about their own outcome, so an interrupted handler thread cannot lose it.
- * A completion that cannot reach Redis is retried while the run's lease lasts; after that
- * the task runs again elsewhere (at least once).
+ * own thread, acknowledging successes in batches: on a busy queue, while more runs are
+ * held or about to be handed over, an outcome waits up to a millisecond for others to
+ * share its call, so a busy queue pays a fraction of a call per outcome. Handler threads
+ * never talk to Redis about their own outcome, so an interrupted handler thread cannot
+ * lose it. A completion that cannot reach Redis is retried while the run's lease lasts;
+ * after that the task runs again elsewhere (at least once).
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -158,17 +158,22 @@ final class Completions {
 	}
 
 	private void drain(AtomicBoolean running) {
+		// Only a queue whose outcomes come less than the linger apart waits for more:
+		// where handlers run long, the next outcome is not a millisecond away.
+		long lastTaken = System.nanoTime() - LINGER_NANOS;
 		while (running.get()) {
 			try {
 				Completion first = this.pending.poll(200, TimeUnit.MILLISECONDS);
 				if (first == null) {
 					continue;
 				}
+				long arrived = System.nanoTime();
 				List<Completion> batch = new ArrayList<>();
 				batch.add(first);
 				this.pending.drainTo(batch, MAX_BATCH - 1);
+				boolean busy = batch.size() > 1 || arrived - lastTaken < LINGER_NANOS;
 				try {
-					linger(batch, running);
+					lastTaken = busy ? linger(batch, running, arrived) : arrived;
 					record(batch, running);
 				}
 				catch (Throwable ex) {
@@ -191,24 +196,29 @@ final class Completions {
 	}
 
 	/**
-	 * Wait, a millisecond at most, for more outcomes to join the batch, as long as runs
-	 * that are not in it are held here or about to be handed over by a {@code schedule}
-	 * call in flight (each may end within the wait); an outcome with no other run about
-	 * (a caller awaiting each task's outcome before the next) never waits. Stops waiting
-	 * at once when the start stops.
+	 * Wait, a millisecond at most, for more outcomes to join the batch of a busy queue
+	 * (outcomes came less than a millisecond apart), as long as runs that are not in it
+	 * are held here or about to be handed over by a {@code schedule} call in flight (each
+	 * may end within the wait); an outcome with no other run about (a caller awaiting
+	 * each task's outcome before the next) never waits. Stops waiting at once when the
+	 * start stops.
 	 * @param batch the batch, added to
 	 * @param running the flag of this start
+	 * @param arrived when the batch's first outcome was taken
+	 * @return when the batch's last outcome was taken
 	 */
-	private void linger(List<Completion> batch, AtomicBoolean running) {
-		long deadline = System.nanoTime() + LINGER_NANOS;
+	private long linger(List<Completion> batch, AtomicBoolean running, long arrived) {
+		long taken = arrived;
+		long deadline = arrived + LINGER_NANOS;
 		while (batch.size() < MAX_BATCH && running.get() && this.heartbeat.heldOrExpected() > batch.size()) {
 			long left = deadline - System.nanoTime();
 			if (left <= 0) {
-				return;
+				break;
 			}
 			try {
 				Completion next = this.pending.poll(Math.min(left, LINGER_SLICE_NANOS), TimeUnit.NANOSECONDS);
 				if (next != null) {
+					taken = System.nanoTime();
 					batch.add(next);
 					this.pending.drainTo(batch, MAX_BATCH - batch.size());
 				}
@@ -216,9 +226,10 @@ final class Completions {
 			catch (InterruptedException ex) {
 				// Stop gave up waiting: the batch is recorded or given up as before.
 				Thread.currentThread().interrupt();
-				return;
+				break;
 			}
 		}
+		return taken;
 	}
 
 	private void record(List<Completion> batch, AtomicBoolean running) {

@@ -84,6 +84,12 @@ final class Dispatcher {
 	private final AtomicInteger running = new AtomicInteger();
 
 	/**
+	 * Nonces of hand-offs whose call failed and whose tasks could not be given back at
+	 * once: the claim loop now running, or the next one, recovers them as lost claims.
+	 */
+	private final Queue<String> lostHandoffs = new ConcurrentLinkedQueue<>();
+
+	/**
 	 * The claim loop now running, or {@code null} when stopped. Each start makes a new
 	 * one with budgets of its own, so a loop that {@link #stop()} gave up on (stuck in a
 	 * call to an unresponsive Redis) and the runs it leaked can never take capacity from
@@ -186,7 +192,7 @@ final class Dispatcher {
 		while (loop.live) {
 			String claimNonce = null;
 			try {
-				takeLostHandoffs(loop, lostClaims);
+				takeLostHandoffs(lostClaims);
 				int wanted = claimable(loop);
 				if (wanted == 0) {
 					continue;
@@ -262,7 +268,7 @@ final class Dispatcher {
 		if (wake != null) {
 			wake.close();
 		}
-		takeLostHandoffs(loop, lostClaims);
+		takeLostHandoffs(lostClaims);
 		if (!lostClaims.isEmpty()) {
 			// A claim interrupted or failed at stop: give its tasks back now rather than
 			// after lease + grace (the recover runs after the claim on the connection).
@@ -270,8 +276,8 @@ final class Dispatcher {
 		}
 	}
 
-	private static void takeLostHandoffs(Loop loop, Deque<String> lostClaims) {
-		for (String nonce = loop.lostHandoffs.poll(); nonce != null; nonce = loop.lostHandoffs.poll()) {
+	private void takeLostHandoffs(Deque<String> lostClaims) {
+		for (String nonce = this.lostHandoffs.poll(); nonce != null; nonce = this.lostHandoffs.poll()) {
 			lostClaims.addLast(nonce);
 			if (lostClaims.size() > MAX_LOST_CLAIMS) {
 				lostClaims.removeFirst();
@@ -549,11 +555,28 @@ final class Dispatcher {
 			}
 		}
 
+		/**
+		 * Give back at once, on the scheduling thread, whatever the call leased: the
+		 * dispatcher may be blocked on its wake list for up to the block timeout, or
+		 * stopped. Sent after the failed call on the same connection, so it runs after
+		 * the script if the script ran at all; when Redis cannot be reached now either,
+		 * the claim loop (this one or the next start's) tries again.
+		 */
 		@Override
 		public void lost() {
 			this.loop.giveBack(this.room);
-			this.loop.lostHandoffs.add(this.lease.nonce());
 			Dispatcher.this.heartbeat.handoffsSettled(this.room);
+			String nonce = this.lease.nonce();
+			try {
+				int recovered = Dispatcher.this.store.recover(Dispatcher.this.queue, List.of(nonce));
+				if (recovered > 0) {
+					logger.info("Gave back " + recovered + " task(s) of queue '" + Dispatcher.this.queue
+							+ "' leased by a call whose reply was lost");
+				}
+			}
+			catch (RuntimeException ex) {
+				Dispatcher.this.lostHandoffs.add(nonce);
+			}
 		}
 
 	}
@@ -584,11 +607,6 @@ final class Dispatcher {
 		private @Nullable Thread thread;
 
 		private @Nullable LoopHandoff handoff;
-
-		/**
-		 * Nonces of hand-offs whose call failed: the loop recovers them as lost claims.
-		 */
-		private final Queue<String> lostHandoffs = new ConcurrentLinkedQueue<>();
 
 		Loop(String nonce, Semaphore permits, Semaphore holds) {
 			this.nonce = nonce;

@@ -1,11 +1,15 @@
 package dev.delayedtasks.internal.worker;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.delayedtasks.DelayedTaskScheduler;
@@ -212,6 +216,107 @@ class ScheduleHandOffIntegrationTests {
 	}
 
 	@Test
+	void aLostReplyIsGivenBackAtOnceWhileTheDispatcherBlocksOnItsWakeList() {
+		String queue = "handoff-lost-blocked";
+		// The dispatcher sleeps in BLPOP for 20 s: the scheduling thread must give the
+		// task
+		// back itself.
+		this.runner
+			.withPropertyValues("test.queue=" + queue, "test.gated=false", "delayed-tasks.worker.lease-duration=60s",
+					"delayed-tasks.worker.block-timeout=20s")
+			.run((context) -> {
+				GatedHandler handler = context.getBean(GatedHandler.class);
+				awaitIdle(context, queue);
+				TaskHandoff.Reservation reservation = context.getBean(TaskHandoffs.class).reserve(queue, 1);
+				assertThat(reservation).isNotNull();
+				enqueue(context, queue, prepare(context, queue, "lost while blocked"), reservation);
+				reservation.lost();
+				await().atMost(Duration.ofSeconds(5)).until(() -> handler.runs.size() == 1);
+			});
+	}
+
+	@Test
+	void aReplyLostAfterTheHandlerStoppedIsGivenBackAtOnce() {
+		String queue = "handoff-lost-stopped";
+		this.runner
+			.withPropertyValues("test.queue=" + queue, "test.gated=false", "delayed-tasks.worker.lease-duration=60s")
+			.run((context) -> {
+				GatedHandler handler = context.getBean(GatedHandler.class);
+				awaitIdle(context, queue);
+				TaskHandoff.Reservation reservation = context.getBean(TaskHandoffs.class).reserve(queue, 1);
+				assertThat(reservation).isNotNull();
+				enqueue(context, queue, prepare(context, queue, "lost after stop"), reservation);
+				DelayedTaskHandlerRegistry registry = context.getBean(DelayedTaskHandlerRegistry.class);
+				registry.getHandler(queue + "-handler").orElseThrow().stop();
+				reservation.lost();
+				registry.getHandler(queue + "-handler").orElseThrow().start();
+				await().atMost(Duration.ofSeconds(5)).until(() -> handler.runs.size() == 1);
+			});
+	}
+
+	@Test
+	void aCallWhoseEnvelopesAreWrittenAgainForItIsNotHandedOff() {
+		String queue = "handoff-no-envelope";
+		// A scheduleAll past batch-bytes drops envelopes and writes them again per call:
+		// a
+		// hand-off would have to write them a third time, so the tasks are claimed.
+		this.runner
+			.withPropertyValues("test.queue=" + queue, "test.gated=false", "delayed-tasks.producer.batch-bytes=1B",
+					"delayed-tasks.worker.block-timeout=60s")
+			.run((context) -> {
+				GatedHandler handler = context.getBean(GatedHandler.class);
+				awaitIdle(context, queue);
+				context.getBean(DelayedTaskScheduler.class)
+					.scheduleAll(List.of(TaskRequest.of(queue, "one"), TaskRequest.of(queue, "two")));
+				await().atMost(Duration.ofSeconds(5)).until(() -> handler.runs.size() == 2);
+				assertThat(handler.tokens.values()).allSatisfy((token) -> assertThat(token).matches(CLAIMED));
+			});
+	}
+
+	@Test
+	void sixteenSchedulingThreadsAcrossStopStartCyclesRunEveryTaskOnceAndLeaveTheBudgetsWhole() {
+		String queue = "handoff-cycles";
+		this.runner.withPropertyValues("test.queue=" + queue, "test.gated=false").run((context) -> {
+			GatedHandler handler = context.getBean(GatedHandler.class);
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTaskHandlerRegistry registry = context.getBean(DelayedTaskHandlerRegistry.class);
+			awaitIdle(context, queue);
+			ExecutorService pool = Executors.newFixedThreadPool(16);
+			List<Future<?>> sends = new ArrayList<>();
+			for (int t = 0; t < 16; t++) {
+				int thread = t;
+				sends.add(pool.submit(() -> {
+					for (int i = 0; i < 40; i++) {
+						scheduler.schedule(TaskRequest.of(queue, "t" + thread + "-" + i));
+						if (i % 10 == 0) {
+							Thread.sleep(20);
+						}
+					}
+					return null;
+				}));
+			}
+			for (int cycle = 0; cycle < 5; cycle++) {
+				Thread.sleep(100);
+				registry.getHandler(queue + "-handler").orElseThrow().stop();
+				registry.getHandler(queue + "-handler").orElseThrow().start();
+			}
+			for (Future<?> send : sends) {
+				send.get();
+			}
+			pool.shutdown();
+			await().atMost(Duration.ofSeconds(30)).until(() -> handler.tokens.size() == 16 * 40);
+			// Whole again: one task at a time can be handed over, as when nothing ever
+			// was.
+			for (int i = 0; i < 3; i++) {
+				awaitIdle(context, queue);
+			}
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			ShortLeases.assertPartitionEmpty(redis, this.redis, queue);
+			assertThat(handler.runs).doesNotHaveDuplicates();
+		});
+	}
+
+	@Test
 	void tasksHandedOverAfterTheHandlerStoppedAreGivenBackNotRun() {
 		String queue = "handoff-stopped";
 		this.runner.withPropertyValues("test.queue=" + queue, "test.gated=false").run((context) -> {
@@ -228,7 +333,7 @@ class ScheduleHandOffIntegrationTests {
 			List<EnqueueCall.Outcome> outcomes = call.outcomes(queue, List.of(task), reply);
 			assertThat(outcomes.get(0).leaseToken()).matches(HANDED_OFF);
 			long now = EnqueueCall.redisMillis(reply);
-			reservation.accept(call.handedOff(List.of(task), outcomes, now), now, sent);
+			reservation.accept(EnqueueCall.handedOff(List.of(task), outcomes, now), now, sent);
 			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
 			PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), queue);
 			assertThat(redis.opsForHash().get(keys.base() + "t:" + task.id().value(), "s")).isEqualTo("R");
