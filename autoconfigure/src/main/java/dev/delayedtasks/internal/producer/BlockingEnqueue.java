@@ -225,6 +225,12 @@ final class BlockingEnqueue {
 	 * Hand the tasks the call leased to the dispatcher. The tasks are stored whatever
 	 * happens here, so nothing is thrown: a failure gives them back as a lost reply
 	 * would.
+	 * @param queue the queue
+	 * @param tasks the tasks of the call
+	 * @param outcomes their outcomes
+	 * @param reply the call's reply
+	 * @param reservation the room the call was given
+	 * @param sent when the call was sent: the leases run from then
 	 */
 	private static void handOver(String queue, List<PreparedTask> tasks, List<EnqueueCall.Outcome> outcomes,
 			List<Object> reply, TaskHandoff.Reservation reservation, long sent) {
