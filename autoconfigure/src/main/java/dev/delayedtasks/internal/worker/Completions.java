@@ -52,8 +52,6 @@ final class Completions {
 	 */
 	private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-	private static final long LINGER_SLICE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
-
 	private final String queue;
 
 	private final TaskStore store;
@@ -216,7 +214,7 @@ final class Completions {
 				break;
 			}
 			try {
-				Completion next = this.pending.poll(Math.min(left, LINGER_SLICE_NANOS), TimeUnit.NANOSECONDS);
+				Completion next = this.pending.poll(left, TimeUnit.NANOSECONDS);
 				if (next != null) {
 					taken = System.nanoTime();
 					batch.add(next);
