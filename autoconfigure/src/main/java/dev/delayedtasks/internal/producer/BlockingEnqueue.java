@@ -184,17 +184,21 @@ final class BlockingEnqueue {
 	}
 
 	/**
-	 * One {@code enqueue} call on the blocking connection. When a dispatcher of the queue
-	 * runs here with room to spare, the call leases the ready tasks it creates for it and
-	 * this thread hands them over: no wake-up and no claim for those.
+	 * One {@code enqueue} call on the blocking connection. When the call carries one task
+	 * and a dispatcher of the queue waits for work here with room to spare, the call
+	 * leases the task, if it is ready, for that dispatcher and this thread hands it over:
+	 * no wake-up and no claim.
 	 * @param queue the queue
 	 * @param tasks its tasks
 	 * @return one outcome per task
 	 */
 	List<EnqueueCall.Outcome> send(String queue, List<PreparedTask> tasks) {
 		registerQueue(queue, tasks.get(0).id());
-		int readyNow = readyNow(tasks);
-		TaskHandoff.Reservation reservation = (readyNow > 0) ? this.handoffs.reserve(queue, readyNow) : null;
+		// A call of one task: concurrent calls that share a script call are claimed in
+		// batches anyway, and their first caller would keep the others waiting while it
+		// hands tasks over.
+		TaskHandoff.Reservation reservation = (tasks.size() == 1 && readyNow(tasks) > 0)
+				? this.handoffs.reserve(queue, 1) : null;
 		long sent = System.nanoTime();
 		List<Object> reply;
 		List<EnqueueCall.Outcome> outcomes;

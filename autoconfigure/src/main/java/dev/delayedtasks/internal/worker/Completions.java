@@ -52,6 +52,12 @@ final class Completions {
 	 */
 	private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
+	/** A batch this large is recorded at once. */
+	private static final int LINGER_BELOW = 4;
+
+	/** A waiting batch is recorded as soon as it is this large. */
+	private static final int LINGER_TARGET = 8;
+
 	private final String queue;
 
 	private final TaskStore store;
@@ -169,7 +175,7 @@ final class Completions {
 				List<Completion> batch = new ArrayList<>();
 				batch.add(first);
 				this.pending.drainTo(batch, MAX_BATCH - 1);
-				boolean busy = batch.size() > 1 || arrived - lastTaken < LINGER_NANOS;
+				boolean busy = arrived - lastTaken < LINGER_NANOS;
 				try {
 					lastTaken = busy ? linger(batch, running, arrived) : arrived;
 					record(batch, running);
@@ -194,12 +200,13 @@ final class Completions {
 	}
 
 	/**
-	 * Wait, a millisecond at most, for more outcomes to join the batch of a busy queue
-	 * (outcomes came less than a millisecond apart), as long as runs that are not in it
-	 * are held here or about to be handed over by a {@code schedule} call in flight (each
-	 * may end within the wait); an outcome with no other run about (a caller awaiting
-	 * each task's outcome before the next) never waits. Stops waiting at once when the
-	 * start stops.
+	 * Wait, a millisecond at most, for more outcomes to join a small batch of a busy
+	 * queue (outcomes came less than a millisecond apart), until it holds
+	 * {@link #LINGER_TARGET} and as long as runs that are not in it are held here or
+	 * about to be handed over by a {@code schedule} call in flight (each may end within
+	 * the wait). An outcome with no other run about (a caller awaiting each task's
+	 * outcome before the next) never waits, nor does a batch that is large already: at
+	 * high rates the batches are large without waiting, and a wait would only keep holds.
 	 * @param batch the batch, added to
 	 * @param running the flag of this start
 	 * @param arrived when the batch's first outcome was taken
@@ -207,8 +214,11 @@ final class Completions {
 	 */
 	private long linger(List<Completion> batch, AtomicBoolean running, long arrived) {
 		long taken = arrived;
+		if (batch.size() >= LINGER_BELOW) {
+			return taken;
+		}
 		long deadline = arrived + LINGER_NANOS;
-		while (batch.size() < MAX_BATCH && running.get() && this.heartbeat.heldOrExpected() > batch.size()) {
+		while (batch.size() < LINGER_TARGET && running.get() && this.heartbeat.heldOrExpected() > batch.size()) {
 			long left = deadline - System.nanoTime();
 			if (left <= 0) {
 				break;
