@@ -244,9 +244,9 @@ final class BlockingEnqueue {
 			now = EnqueueCall.redisMillis(reply);
 			leased = EnqueueCall.handedOff(tasks, outcomes, now);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			logger.warn("Could not read the tasks of queue '" + queue + "' leased for this instance's handler; they"
-					+ " are given back: " + ex.getMessage());
+					+ " are given back: " + ex);
 			reservation.lost();
 			return;
 		}

@@ -132,10 +132,10 @@ public final class RedisTaskStore implements TaskStore {
 				millis(this.settings.reapGrace()), Integer.toString(this.settings.fanoutBatch()),
 				Integer.toString(this.settings.maxDeliveries()), tickConsumed ? "1" : "0", handoffArgument);
 		return new Reply(
-				this.scripts.run(
-						Script.PROMOTE, List.of(keys.sched(), keys.ready(), keys.lease(), keys.dead(), keys.wake(),
-								keys.tick(), keys.timer(), keys.stats(), keys.handover(), keys.meta()),
-						args, queue, null));
+				this.scripts.run(Script.PROMOTE,
+						List.of(keys.sched(), keys.ready(), keys.lease(), keys.dead(), keys.wake(), keys.tick(),
+								keys.timer(), keys.stats(), keys.handover(), keys.meta()),
+						args, queue, null, handoff == null));
 	}
 
 	@Override

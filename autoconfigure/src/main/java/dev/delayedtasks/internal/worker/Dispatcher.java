@@ -497,7 +497,10 @@ final class Dispatcher {
 				return null;
 			}
 			Dispatcher.this.heartbeat.handoffsExpected(room);
-			String nonce = owner.nonce + ".h" + Long.toString(this.calls.incrementAndGet(), 36);
+			// '-' never appears in a claim's nonce (the loop's hex, '.' and base 36), so
+			// a
+			// recovery by one kind of nonce never matches the other kind's leases.
+			String nonce = owner.nonce + "-h" + Long.toString(this.calls.incrementAndGet(), 36);
 			return new HandoffReservation(owner, room, Dispatcher.this.storeSettings.handoffLease(nonce, room));
 		}
 
@@ -556,11 +559,11 @@ final class Dispatcher {
 		}
 
 		/**
-		 * Give back at once, on the scheduling thread, whatever the call leased: the
+		 * Give back at once, on the calling thread, whatever the call leased: the
 		 * dispatcher may be blocked on its wake list for up to the block timeout, or
-		 * stopped. Sent after the failed call on the same connection, so it runs after
-		 * the script if the script ran at all; when Redis cannot be reached now either,
-		 * the claim loop (this one or the next start's) tries again.
+		 * stopped. On a shared connection it runs after the failed call's script, if that
+		 * ran at all; as it may not (a connection pool, or Redis unreachable now), the
+		 * claim loop (this one or the next start's) gives the nonce back once more.
 		 */
 		@Override
 		public void lost() {
@@ -575,8 +578,10 @@ final class Dispatcher {
 				}
 			}
 			catch (RuntimeException ex) {
-				Dispatcher.this.lostHandoffs.add(nonce);
+				logger.debug("Could not give back at once the tasks of a lost call of queue '" + Dispatcher.this.queue
+						+ "': " + ex.getMessage());
 			}
+			Dispatcher.this.lostHandoffs.add(nonce);
 		}
 
 	}

@@ -239,7 +239,11 @@ final class PromotionTimer {
 			delayMillis = tick.owner() ? ownerDelay(tick, halfRoundTrip) : contenderDelay(tick);
 			this.failures.reset();
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
+			// An Error too (out of memory for a moment while reading a reply that carries
+			// tasks): a timer that stops re-arming leaves the queue's due tasks
+			// unpromoted
+			// while health says UP.
 			if (!this.running) {
 				// Interrupted by stop(), not an outage.
 				return;

@@ -110,6 +110,28 @@ public final class StoreScripts {
 	 */
 	public List<Object> run(Script script, List<String> keys, List<String> args, String queue,
 			@Nullable String taskId) {
+		return run(script, keys, args, queue, taskId, script != Script.CLAIM);
+	}
+
+	/**
+	 * Run a script, retried while the master of its keys changes only when
+	 * {@code retryWhileMasterChanges}: a call that leases tasks under a nonce (a claim, a
+	 * promotion with a hand-off) must not be retried, since one stopped half-way has
+	 * leased some of them already; its caller recovers them by that nonce instead.
+	 * @param script the script
+	 * @param keys its keys, shaped as {@link Script} declares
+	 * @param args its arguments
+	 * @param queue the queue, for error messages
+	 * @param taskId the task being written, for error messages and retries, or
+	 * {@code null}
+	 * @param retryWhileMasterChanges whether a refusal because the master changes is
+	 * retried
+	 * @return the script's reply, with bulk strings as {@code String} and integers as
+	 * {@code Long}
+	 * @throws TaskStoreException when Redis fails or cannot be reached
+	 */
+	public List<Object> run(Script script, List<String> keys, List<String> args, String queue, @Nullable String taskId,
+			boolean retryWhileMasterChanges) {
 		Assert.isTrue(script.acceptsKeyCount(keys.size()), () -> script.fileName() + " takes " + script.fixedKeys()
 				+ " + n*" + script.keysPerItem() + " keys, not " + keys.size());
 		byte[][] keysAndArgs = new byte[keys.size() + args.size()][];
@@ -120,7 +142,8 @@ public final class StoreScripts {
 		for (String arg : args) {
 			keysAndArgs[i++] = arg.getBytes(StandardCharsets.UTF_8);
 		}
-		return ScriptReplies.decode(runEncoded(script, keys.size(), keysAndArgs, queue, taskId));
+		return ScriptReplies
+			.decode(runEncoded(script, keys.size(), keysAndArgs, queue, taskId, retryWhileMasterChanges));
 	}
 
 	/**
@@ -191,15 +214,20 @@ public final class StoreScripts {
 	 */
 	public List<Object> runEncoded(Script script, int keyCount, byte[][] keysAndArgs, String queue,
 			@Nullable String taskId) {
+		return runEncoded(script, keyCount, keysAndArgs, queue, taskId, script != Script.CLAIM);
+	}
+
+	private List<Object> runEncoded(Script script, int keyCount, byte[][] keysAndArgs, String queue,
+			@Nullable String taskId, boolean retryWhileMasterChanges) {
 		for (int attempt = 1;; attempt++) {
 			try {
 				return this.call.call(script, keyCount, keysAndArgs);
 			}
 			catch (DataAccessException ex) {
-				// A claim is not retried here: one stopped half-way has
-				// leased tasks under its nonce, and the dispatcher recovers
-				// them by that nonce and claims again with a new one.
-				if (script != Script.CLAIM && attempt < CLUSTER_RETRIES && isTopologyChanging(ex)) {
+				// A call that leases is not retried here: one stopped half-way
+				// has leased tasks under its nonce, and its caller recovers them
+				// by that nonce and leases again with a new one.
+				if (retryWhileMasterChanges && attempt < CLUSTER_RETRIES && isTopologyChanging(ex)) {
 					sleep(CLUSTER_RETRY_DELAY.toMillis() << (attempt - 1));
 					continue;
 				}
