@@ -80,9 +80,15 @@ end
 
 local stored = redis.call('HGET', meta, 'v')
 if stored and stored ~= layout then return {now, 'LAYOUT', stored} end
-redis.call('HSETNX', meta, 'v', layout)
-local head = redis.call('ZRANGE', sched, 0, 0, 'WITHSCORES')
-local prevHead = head[2] and tonumber(head[2])
+if not stored then redis.call('HSET', meta, 'v', layout) end
+-- The earliest due time before this call, read once and only when a task is scheduled (false: none scheduled).
+local prevHead
+local function readHead()
+  if prevHead == nil then
+    local head = redis.call('ZRANGE', sched, 0, 0, 'WITHSCORES')
+    prevHead = head[2] and tonumber(head[2]) or false
+  end
+end
 
 local live = {S = true, R = true, A = true}
 local reply, created, corrupted, anyReady, minDue = {now, stored and 0 or 1}, 0, 0, false, nil
@@ -102,9 +108,11 @@ for i = 0, items - 1 do
   local due = mode == 'D' and now + time or time
   local code, rid, rdue, token = 'C', id, due, nil
 
-  local cur = pread('HMGET', tk, 's', 'd')
-  local isHash = not cur.err
-  if not isHash or (not cur[1] and redis.call('EXISTS', tk) == 1) then
+  -- Most ids are new: one TYPE call tells an absent key from a task or from data this script cannot read.
+  local kind = redis.call('TYPE', tk).ok
+  local isHash = kind == 'hash'
+  local cur = isHash and redis.call('HMGET', tk, 's', 'd') or {}
+  if (kind ~= 'none' and not isHash) or (isHash and not cur[1]) then
     -- Unreadable data under this id: park it in dead rather than overwrite something we cannot interpret.
     -- Its state is unknown, so take it out of every index a dead task must not be in (I1).
     if isHash then redis.call('HSET', tk, 's', 'D'); redis.call('HDEL', tk, 'k') end
@@ -165,6 +173,7 @@ for i = 0, items - 1 do
         redis.call('RPUSH', ready, id)
         anyReady = true
       else
+        readHead()
         redis.call('ZADD', sched, due, id)
         if not minDue or due < minDue then minDue = due end
       end
