@@ -32,6 +32,7 @@ import dev.delayedtasks.internal.store.QueueStats;
 import dev.delayedtasks.internal.store.RedisTaskStore;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.TaskFailure;
+import dev.delayedtasks.internal.store.TaskHandoff;
 import dev.delayedtasks.internal.store.TaskStore;
 import dev.delayedtasks.internal.store.TimerTick;
 import dev.delayedtasks.internal.store.script.StoreScripts;
@@ -57,6 +58,7 @@ import io.micrometer.core.instrument.search.MeterNotFoundException;
 import io.micrometer.core.instrument.search.Search;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -563,8 +565,9 @@ class DelayedTaskMetricsIntegrationTests {
 				}
 
 				@Override
-				public TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed) {
-					return store.promote(queue, ownerId, timerTtl, tickConsumed);
+				public TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed,
+						TaskHandoff.@Nullable HandoffLease handoff) {
+					return store.promote(queue, ownerId, timerTtl, tickConsumed, handoff);
 				}
 
 				@Override

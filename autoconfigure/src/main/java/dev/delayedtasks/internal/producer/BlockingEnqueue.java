@@ -197,7 +197,7 @@ final class BlockingEnqueue {
 		// A call of one task: concurrent calls that share a script call are claimed in
 		// batches anyway, and their first caller would keep the others waiting while it
 		// hands tasks over.
-		TaskHandoff.Reservation reservation = (tasks.size() == 1 && readyNow(tasks) > 0)
+		TaskHandoff.Reservation reservation = (tasks.size() == 1 && readyNow(tasks.get(0)))
 				? this.handoffs.reserve(queue, 1) : null;
 		long sent = System.nanoTime();
 		List<Object> reply;
@@ -254,26 +254,19 @@ final class BlockingEnqueue {
 	}
 
 	/**
-	 * How many of the tasks may be ready when the call runs: those due now, and those due
-	 * at an instant up to a second ahead of this instance's clock (Redis's may be ahead).
-	 * Room is set aside for these; the script decides. None when a task's envelope was
-	 * dropped to be written again for the call (a large {@code scheduleAll}): a handler
-	 * gets exactly the envelope that was stored.
-	 * @param tasks the tasks of a call
-	 * @return the count
+	 * Whether the task may be ready when the call runs: due now, or due at an instant up
+	 * to a second ahead of this instance's clock (Redis's may be ahead). Room is set
+	 * aside for it; the script decides. Not when the task's envelope was dropped to be
+	 * written again for the call (a large {@code scheduleAll}): a handler gets exactly
+	 * the envelope that was stored.
+	 * @param task the task of a call
+	 * @return whether it may be ready
 	 */
-	private static int readyNow(List<PreparedTask> tasks) {
-		long soon = System.currentTimeMillis() + 1000;
-		int count = 0;
-		for (PreparedTask task : tasks) {
-			if (task.envelope() == null) {
-				return 0;
-			}
-			if (task.absolute() ? task.time() <= soon : task.time() <= 0) {
-				count++;
-			}
+	private static boolean readyNow(PreparedTask task) {
+		if (task.envelope() == null) {
+			return false;
 		}
-		return count;
+		return task.absolute() ? task.time() <= System.currentTimeMillis() + 1000 : task.time() <= 0;
 	}
 
 	private void registerQueue(String queue, TaskId id) {

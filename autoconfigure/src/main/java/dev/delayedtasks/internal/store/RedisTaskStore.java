@@ -103,11 +103,6 @@ public final class RedisTaskStore implements TaskStore {
 	}
 
 	@Override
-	public TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed) {
-		return promote(queue, ownerId, timerTtl, tickConsumed, null);
-	}
-
-	@Override
 	public TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed,
 			TaskHandoff.@Nullable HandoffLease handoff) {
 		Reply reply = runPromote(queue, ownerId, Math.max(1, timerTtl.toMillis()), tickConsumed, handoff);

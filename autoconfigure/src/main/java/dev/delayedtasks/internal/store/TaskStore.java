@@ -37,7 +37,9 @@ public interface TaskStore {
 	 * when another instance owns the timer, the token is handed back to it
 	 * @return what the tick found
 	 */
-	TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed);
+	default TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed) {
+		return promote(queue, ownerId, timerTtl, tickConsumed, null);
+	}
 
 	/**
 	 * Take or keep the partition's timer, promote due tasks and reap expired leases,
@@ -50,10 +52,8 @@ public interface TaskStore {
 	 * @param handoff what to lease for the dispatcher, or {@code null} for nothing
 	 * @return what the tick found, with the tasks it leased
 	 */
-	default TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed,
-			TaskHandoff.@Nullable HandoffLease handoff) {
-		return promote(queue, ownerId, timerTtl, tickConsumed);
-	}
+	TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed,
+			TaskHandoff.@Nullable HandoffLease handoff);
 
 	/**
 	 * Take or keep the partition's timer, then promote due tasks and reap expired leases.

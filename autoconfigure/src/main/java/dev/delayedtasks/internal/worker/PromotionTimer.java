@@ -1,7 +1,6 @@
 package dev.delayedtasks.internal.worker;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -87,14 +86,9 @@ final class PromotionTimer {
 
 	private final ThrottledWarning failures = new ThrottledWarning(logger, Duration.ofMinutes(1));
 
-	PromotionTimer(String queue, PartitionKeys keys, TaskStore store, String instanceId, WorkerSettings settings,
-			BlockingConnections connections) {
-		this(queue, keys, store, instanceId, settings, connections, null, new Listeners(List.of()));
-	}
-
 	/**
-	 * Create the timer of a queue whose owner ticks also lease ready tasks for this
-	 * instance's idle dispatcher.
+	 * Create the timer of a queue. With hand-offs, its owner's ticks also lease ready
+	 * tasks for this instance's idle dispatcher.
 	 * @param queue the queue
 	 * @param keys its keys
 	 * @param store the store

@@ -46,7 +46,8 @@ class PromotionTimerTests {
 			return new TimerTick(System.currentTimeMillis(), true, 3000, -1, -1, false);
 		};
 		List<List<String>> pops = new CopyOnWriteArrayList<>();
-		PromotionTimer timer = new PromotionTimer("q", KEYS, store, "me", SETTINGS, recording(pops));
+		PromotionTimer timer = new PromotionTimer("q", KEYS, store, "me", SETTINGS, recording(pops), null,
+				new Listeners(List.of()));
 		timer.start(new QueueThreads("q"));
 		try {
 			// Whose timer it is is not known yet: the reader does not block on either
@@ -77,7 +78,7 @@ class PromotionTimerTests {
 			return new TimerTick(System.currentTimeMillis(), true, 300, -1, -1, false);
 		};
 		PromotionTimer timer = new PromotionTimer("q", KEYS, store, "me", shortTtl,
-				recording(new CopyOnWriteArrayList<>()));
+				recording(new CopyOnWriteArrayList<>()), null, new Listeners(List.of()));
 		timer.start(new QueueThreads("q"));
 		try {
 			await().atMost(Duration.ofSeconds(5)).until(timer::isOwner);

@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.QueueControl;
@@ -29,7 +30,11 @@ import dev.delayedtasks.internal.store.script.StoreScripts;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -117,25 +122,20 @@ class ScheduleHandOffIntegrationTests {
 			});
 	}
 
-	@Test
-	void withHandOffSwitchedOffEveryTaskIsClaimed() {
-		String queue = "handoff-off";
-		this.runner.withPropertyValues("test.queue=" + queue, "test.gated=false", "delayed-tasks.worker.hand-off=false")
-			.run((context) -> {
-				GatedHandler handler = context.getBean(GatedHandler.class);
-				for (int i = 0; i < 5; i++) {
-					context.getBean(DelayedTaskScheduler.class).schedule(TaskRequest.of(queue, "task " + i));
-				}
-				await().atMost(Duration.ofSeconds(10)).until(() -> handler.tokens.size() == 5);
-				assertThat(handler.tokens.values()).allSatisfy((token) -> assertThat(token).matches(CLAIMED));
-			});
+	static Stream<Arguments> withoutHandOff() {
+		return Stream.of(
+				Arguments.of(Named.of("hand-off switched off", "handoff-off"),
+						List.of("delayed-tasks.worker.hand-off=false"), List.of()),
+				Arguments.of(Named.of("a handler executor of the application's own", "handoff-own-executor"), List.of(),
+						List.of(OwnExecutor.class)));
 	}
 
-	@Test
-	void anExecutorOfTheApplicationsOwnGetsNoHandOff() {
-		String queue = "handoff-own-executor";
+	@ParameterizedTest(name = "{0}: every task is claimed")
+	@MethodSource("withoutHandOff")
+	void withoutHandOffEveryTaskIsClaimed(String queue, List<String> properties, List<Class<?>> configurations) {
 		this.runner.withPropertyValues("test.queue=" + queue, "test.gated=false")
-			.withUserConfiguration(OwnExecutor.class)
+			.withPropertyValues(properties.toArray(String[]::new))
+			.withUserConfiguration(configurations.toArray(Class<?>[]::new))
 			.run((context) -> {
 				GatedHandler handler = context.getBean(GatedHandler.class);
 				for (int i = 0; i < 5; i++) {
@@ -198,14 +198,10 @@ class ScheduleHandOffIntegrationTests {
 			.withPropertyValues("test.queue=" + queue, "test.gated=false", "delayed-tasks.worker.lease-duration=60s")
 			.run((context) -> {
 				GatedHandler handler = context.getBean(GatedHandler.class);
-				awaitIdle(context, queue);
-				TaskHandoff.Reservation reservation = context.getBean(TaskHandoffs.class).reserve(queue, 1);
-				assertThat(reservation).isNotNull();
-				PreparedTask task = prepare(context, queue, "lost reply");
-				List<Object> reply = enqueue(context, queue, task, reservation);
-				assertThat(EnqueueCall.redisMillis(reply)).isPositive();
+				SentCall call = sendWithReservation(context, queue, "lost reply");
+				assertThat(EnqueueCall.redisMillis(call.reply())).isPositive();
 				// The reply never reached the caller.
-				reservation.lost();
+				call.reservation().lost();
 				await().atMost(Duration.ofSeconds(5)).until(() -> handler.runs.size() == 1);
 				assertThat(handler.tokens.get("lost reply")).matches(CLAIMED);
 				// Given back without penalty: the run the lost reply would have started
@@ -226,11 +222,7 @@ class ScheduleHandOffIntegrationTests {
 					"delayed-tasks.worker.block-timeout=20s")
 			.run((context) -> {
 				GatedHandler handler = context.getBean(GatedHandler.class);
-				awaitIdle(context, queue);
-				TaskHandoff.Reservation reservation = context.getBean(TaskHandoffs.class).reserve(queue, 1);
-				assertThat(reservation).isNotNull();
-				enqueue(context, queue, prepare(context, queue, "lost while blocked"), reservation);
-				reservation.lost();
+				sendWithReservation(context, queue, "lost while blocked").reservation().lost();
 				await().atMost(Duration.ofSeconds(5)).until(() -> handler.runs.size() == 1);
 			});
 	}
@@ -242,13 +234,10 @@ class ScheduleHandOffIntegrationTests {
 			.withPropertyValues("test.queue=" + queue, "test.gated=false", "delayed-tasks.worker.lease-duration=60s")
 			.run((context) -> {
 				GatedHandler handler = context.getBean(GatedHandler.class);
-				awaitIdle(context, queue);
-				TaskHandoff.Reservation reservation = context.getBean(TaskHandoffs.class).reserve(queue, 1);
-				assertThat(reservation).isNotNull();
-				enqueue(context, queue, prepare(context, queue, "lost after stop"), reservation);
+				SentCall call = sendWithReservation(context, queue, "lost after stop");
 				DelayedTaskHandlerRegistry registry = context.getBean(DelayedTaskHandlerRegistry.class);
 				registry.getHandler(queue + "-handler").orElseThrow().stop();
-				reservation.lost();
+				call.reservation().lost();
 				registry.getHandler(queue + "-handler").orElseThrow().start();
 				await().atMost(Duration.ofSeconds(5)).until(() -> handler.runs.size() == 1);
 			});
@@ -321,19 +310,15 @@ class ScheduleHandOffIntegrationTests {
 		String queue = "handoff-stopped";
 		this.runner.withPropertyValues("test.queue=" + queue, "test.gated=false").run((context) -> {
 			GatedHandler handler = context.getBean(GatedHandler.class);
-			awaitIdle(context, queue);
-			TaskHandoff.Reservation reservation = context.getBean(TaskHandoffs.class).reserve(queue, 1);
-			assertThat(reservation).isNotNull();
-			PreparedTask task = prepare(context, queue, "after stop");
-			long sent = System.nanoTime();
-			List<Object> reply = enqueue(context, queue, task, reservation);
+			SentCall sent = sendWithReservation(context, queue, "after stop");
+			PreparedTask task = sent.task();
 			context.getBean(DelayedTaskHandlerRegistry.class).getHandler(queue + "-handler").orElseThrow().stop();
 			EnqueueCall call = new EnqueueCall(context.getBean(StoreSettings.class),
 					context.getBean(PayloadCodec.class));
-			List<EnqueueCall.Outcome> outcomes = call.outcomes(queue, List.of(task), reply);
+			List<EnqueueCall.Outcome> outcomes = call.outcomes(queue, List.of(task), sent.reply());
 			assertThat(outcomes.get(0).leaseToken()).matches(HANDED_OFF);
-			long now = EnqueueCall.redisMillis(reply);
-			reservation.accept(EnqueueCall.handedOff(List.of(task), outcomes, now), now, sent);
+			long now = EnqueueCall.redisMillis(sent.reply());
+			sent.reservation().accept(EnqueueCall.handedOff(List.of(task), outcomes, now), now, sent.nanoTime());
 			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
 			PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), queue);
 			assertThat(redis.opsForHash().get(keys.base() + "t:" + task.id().value(), "s")).isEqualTo("R");
@@ -393,12 +378,38 @@ class ScheduleHandOffIntegrationTests {
 		return PreparedTask.of(TaskRequest.of(queue, payload), context.getBean(PayloadCodec.class), (name) -> 3);
 	}
 
-	private static List<Object> enqueue(AssertableApplicationContext context, String queue, PreparedTask task,
-			TaskHandoff.Reservation reservation) {
+	/**
+	 * Wait until the queue's dispatcher is idle, reserve its room for one task, and send
+	 * an {@code enqueue} call of one new task that leases it under that reservation, as a
+	 * blocking {@code schedule} would, leaving the reply to the test.
+	 * @param context the application
+	 * @param queue the queue
+	 * @param payload the task's payload
+	 * @return the call
+	 */
+	private static SentCall sendWithReservation(AssertableApplicationContext context, String queue, String payload) {
+		awaitIdle(context, queue);
+		TaskHandoff.Reservation reservation = context.getBean(TaskHandoffs.class).reserve(queue, 1);
+		assertThat(reservation).isNotNull();
+		PreparedTask task = prepare(context, queue, payload);
 		EnqueueCall call = new EnqueueCall(context.getBean(StoreSettings.class), context.getBean(PayloadCodec.class));
-		return context.getBean(StoreScripts.class)
+		long sent = System.nanoTime();
+		List<Object> reply = context.getBean(StoreScripts.class)
 			.runEncoded(Script.ENQUEUE, EnqueueCall.keyCount(1), call.encode(queue, List.of(task), reservation.lease()),
 					queue, task.id().value());
+		return new SentCall(reservation, task, reply, sent);
+	}
+
+	/**
+	 * An {@code enqueue} call sent under a reservation.
+	 *
+	 * @param reservation the room reserved for the task
+	 * @param task the task
+	 * @param reply the call's reply
+	 * @param nanoTime when the call was sent: a lease it took runs from then
+	 */
+	private record SentCall(TaskHandoff.Reservation reservation, PreparedTask task, List<Object> reply, long nanoTime) {
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

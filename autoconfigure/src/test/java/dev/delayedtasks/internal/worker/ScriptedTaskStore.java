@@ -10,8 +10,10 @@ import java.util.function.Function;
 import dev.delayedtasks.internal.store.ClaimBatch;
 import dev.delayedtasks.internal.store.Lease;
 import dev.delayedtasks.internal.store.TaskFailure;
+import dev.delayedtasks.internal.store.TaskHandoff;
 import dev.delayedtasks.internal.store.TaskStore;
 import dev.delayedtasks.internal.store.TimerTick;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link TaskStore} for unit tests of the worker's own logic: each operation answers
@@ -41,7 +43,8 @@ class ScriptedTaskStore implements TaskStore {
 	}
 
 	@Override
-	public TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed) {
+	public TimerTick promote(String queue, String ownerId, Duration timerTtl, boolean tickConsumed,
+			TaskHandoff.@Nullable HandoffLease handoff) {
 		return this.promote.apply(tickConsumed);
 	}
 
