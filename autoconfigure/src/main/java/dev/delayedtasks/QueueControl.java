@@ -37,14 +37,36 @@ public interface QueueControl {
 	boolean isPaused(String queue);
 
 	/**
+	 * A queue's flow control in force, as every instance's claims apply it.
+	 * @param queue the queue
+	 * @return its limits, {@link QueueLimits#NONE} when it has none
+	 * @throws InvalidTaskRequestException if the queue name is invalid
+	 * @throws TaskStoreException if Redis cannot be reached
+	 */
+	QueueLimits limits(String queue);
+
+	/**
+	 * Change a queue's flow control for every instance at once, and wake idle dispatchers
+	 * to claim under it: claims that wait for a rate window see it within a second. The
+	 * change lasts until an instance starts with a configured value
+	 * ({@code delayed-tasks.queues.<queue>.rate-limit}, {@code global-concurrency})
+	 * different from the one the last start wrote.
+	 * @param queue the queue
+	 * @param limits the new limits, {@link QueueLimits#NONE} for none
+	 * @throws InvalidTaskRequestException if the queue name is invalid
+	 * @throws TaskStoreException if Redis cannot be reached
+	 */
+	void setLimits(String queue, QueueLimits limits);
+
+	/**
 	 * Remove a queue that is no longer used from the index of known queues, which keeps
 	 * every queue name ever scheduled to, and delete its leftover keys (counters, layout
-	 * version, paused flag, wake-up tokens). Refused, with nothing changed, while the
-	 * queue has scheduled, ready, active or dead tasks, while this instance has a handler
-	 * for it, or while another instance holds its timer (a handler for it runs there). A
-	 * task scheduled to the queue at the same time is never lost from view: either the
-	 * removal is refused, or the queue is added to the index again by that schedule.
-	 * Scheduling to the queue later simply adds it again.
+	 * version, paused flag, flow control, wake-up tokens). Refused, with nothing changed,
+	 * while the queue has scheduled, ready, active or dead tasks, while this instance has
+	 * a handler for it, or while another instance holds its timer (a handler for it runs
+	 * there). A task scheduled to the queue at the same time is never lost from view:
+	 * either the removal is refused, or the queue is added to the index again by that
+	 * schedule. Scheduling to the queue later simply adds it again.
 	 * @param queue the queue
 	 * @return whether it was removed, and if not, why
 	 * @throws InvalidTaskRequestException if the queue name is invalid

@@ -11,6 +11,7 @@ import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.QueueLimits;
 import dev.delayedtasks.QueueRemoval;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
@@ -167,15 +168,21 @@ public class DelayedTasksEndpoint {
 
 	/**
 	 * Act on a queue: {@code pause}, {@code resume}, {@code redrive} (all its dead
-	 * letters) or {@code remove} (from the index of known queues, when it is empty and no
-	 * handler runs for it; a refusal is an invalid request whose message says why).
+	 * letters), {@code remove} (from the index of known queues, when it is empty and no
+	 * handler runs for it; a refusal is an invalid request whose message says why) or
+	 * {@code limits} (its flow control for every instance: a limit left out is unchanged,
+	 * {@code none} or 0 removes one).
 	 * @param queue the queue
 	 * @param action the action
+	 * @param rateLimit with {@code limits}: the rate limit, {@code count/window} or
+	 * {@code none}
+	 * @param globalConcurrency with {@code limits}: the global concurrency, 0 for none
 	 * @return what was done, or {@code null} when the queue is unknown
 	 */
 	@WriteOperation
-	public @Nullable ActionDescriptor queueAction(@Selector String queue, String action) {
-		return this.actions.queueAction(queue, action);
+	public @Nullable ActionDescriptor queueAction(@Selector String queue, String action, @Nullable String rateLimit,
+			@Nullable Integer globalConcurrency) {
+		return this.actions.queueAction(queue, action, rateLimit, globalConcurrency);
 	}
 
 	/**
@@ -221,7 +228,7 @@ public class DelayedTasksEndpoint {
 		return new QueueDescriptor(stats.queue(), stats.scheduled(), stats.ready(), stats.active(), stats.dead(),
 				(stats.nextDueMs() >= 0) ? Instant.ofEpochMilli(stats.nextDueMs()) : null,
 				stats.oldestReadyAge().toMillis(), stats.paused(), stats.timerOwner(), handlers,
-				QueueCounter.byDisplayName(stats));
+				LimitsDescriptor.of(stats), QueueCounter.byDisplayName(stats));
 	}
 
 	private Collection<HandlerContainer> handlers() {
@@ -272,12 +279,35 @@ public class DelayedTasksEndpoint {
 	 * @param paused whether the queue is paused
 	 * @param timerOwner the instance owning the queue's timer, or {@code null}
 	 * @param handlers this instance's handlers of the queue
+	 * @param limits the queue's flow control and its use
 	 * @param counters the queue's counters in Redis, every one by its spelled-out name
 	 * ({@link QueueCounter#displayName()}), 0 when never counted
 	 */
 	public record QueueDescriptor(String name, long scheduled, long ready, long active, long dead,
 			@Nullable Instant nextDueAt, long oldestReadyAgeMillis, boolean paused, @Nullable String timerOwner,
-			List<HandlerDescriptor> handlers, Map<String, Long> counters) implements OperationResponseBody {
+			List<HandlerDescriptor> handlers, LimitsDescriptor limits,
+			Map<String, Long> counters) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * A queue's flow control (docs/flow-control.md) and how much of it is in use.
+	 *
+	 * @param rateLimit the rate limit as {@code count/window}, or {@code null} for none
+	 * @param startsInRateWindow task starts within the rate limit's window now (0 without
+	 * one)
+	 * @param globalConcurrency the most tasks leased at once across all instances, or
+	 * {@code null} for no limit
+	 * @param leased tasks leased now, across all instances
+	 */
+	public record LimitsDescriptor(@Nullable String rateLimit, long startsInRateWindow,
+			@Nullable Integer globalConcurrency, long leased) {
+
+		static LimitsDescriptor of(QueueStats stats) {
+			QueueLimits limits = stats.limits();
+			return new LimitsDescriptor((limits.rateLimit() != null) ? limits.rateLimit().toString() : null,
+					stats.startsInRateWindow(), limits.globalConcurrency(), stats.active());
+		}
 
 	}
 

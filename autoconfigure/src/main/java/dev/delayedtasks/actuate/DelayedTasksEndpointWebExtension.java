@@ -37,11 +37,17 @@ public class DelayedTasksEndpointWebExtension {
 	/**
 	 * Act on a queue, 404 when it is unknown, 409 when it cannot be removed.
 	 * @param queue the queue
-	 * @param action {@code pause}, {@code resume}, {@code redrive} or {@code remove}
+	 * @param action {@code pause}, {@code resume}, {@code redrive}, {@code remove} or
+	 * {@code limits}
+	 * @param rateLimit with {@code limits}: {@code count/window}, {@code none}, or
+	 * {@code null} to keep it
+	 * @param globalConcurrency with {@code limits}: 0 for none, or {@code null} to keep
+	 * it
 	 * @return the response
 	 */
 	@WriteOperation
-	public WebEndpointResponse<? extends OperationResponseBody> queueAction(@Selector String queue, String action) {
+	public WebEndpointResponse<? extends OperationResponseBody> queueAction(@Selector String queue, String action,
+			@Nullable String rateLimit, @Nullable Integer globalConcurrency) {
 		if ("remove".equals(action)) {
 			QueueRemoval removal = this.endpoint.remove(queue);
 			if (removal == null) {
@@ -52,7 +58,7 @@ public class DelayedTasksEndpointWebExtension {
 			}
 			return new WebEndpointResponse<>(new ActionDescriptor(queue, null, action, 1));
 		}
-		return respond(this.endpoint.queueAction(queue, action));
+		return respond(this.endpoint.queueAction(queue, action, rateLimit, globalConcurrency));
 	}
 
 	/**

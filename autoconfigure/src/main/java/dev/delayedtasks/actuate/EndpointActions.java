@@ -1,6 +1,7 @@
 package dev.delayedtasks.actuate;
 
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 import dev.delayedtasks.DeadLetters;
@@ -8,7 +9,9 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.Names;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.QueueLimits;
 import dev.delayedtasks.QueueRemoval;
+import dev.delayedtasks.RateLimit;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
 import org.jspecify.annotations.Nullable;
@@ -25,7 +28,7 @@ import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException
  */
 final class EndpointActions {
 
-	private static final Set<String> QUEUE_ACTIONS = Set.of("pause", "resume", "redrive", "remove");
+	private static final Set<String> QUEUE_ACTIONS = Set.of("pause", "resume", "redrive", "remove", "limits");
 
 	private final DelayedTaskScheduler scheduler;
 
@@ -52,23 +55,36 @@ final class EndpointActions {
 
 	/**
 	 * Act on a queue: {@code pause}, {@code resume}, {@code redrive} (all its dead
-	 * letters) or {@code remove} (from the index of known queues, when it is empty and no
-	 * handler runs for it; a refusal is an invalid request whose message says why).
+	 * letters), {@code remove} (from the index of known queues, when it is empty and no
+	 * handler runs for it; a refusal is an invalid request whose message says why) or
+	 * {@code limits} (its flow control: a limit left out is unchanged, {@code none} or 0
+	 * removes one).
 	 * @param queue the queue
 	 * @param action the action
+	 * @param rateLimit with {@code limits}: {@code count/window}, {@code none}, or
+	 * {@code null} to keep it
+	 * @param globalConcurrency with {@code limits}: the global concurrency, 0 for none,
+	 * or {@code null} to keep it
 	 * @return what was done, or {@code null} when the queue is unknown
 	 */
-	@Nullable ActionDescriptor queueAction(String queue, String action) {
+	@Nullable ActionDescriptor queueAction(String queue, String action, @Nullable String rateLimit,
+			@Nullable Integer globalConcurrency) {
 		checkQueue(queue);
 		// An invalid request is invalid (400) whether or not the queue is known (404).
 		if (!QUEUE_ACTIONS.contains(action)) {
 			throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a queue",
-					"Unknown action '" + action + "': use pause, resume, redrive or remove");
+					"Unknown action '" + action + "': use pause, resume, redrive, remove or limits");
 		}
+		Function<QueueLimits, QueueLimits> change = "limits".equals(action) ? limitsChange(rateLimit, globalConcurrency)
+				: Function.identity();
 		if (!this.isKnown.test(queue)) {
 			return null;
 		}
 		return switch (action) {
+			case "limits" -> {
+				this.control.setLimits(queue, change.apply(this.control.limits(queue)));
+				yield new ActionDescriptor(queue, null, action, 1);
+			}
 			case "remove" -> {
 				QueueRemoval removal = this.control.remove(queue);
 				if (!removal.removed()) {
@@ -129,6 +145,39 @@ final class EndpointActions {
 	 */
 	@Nullable QueueRemoval remove(String queue) {
 		return this.isKnown.test(checkQueue(queue)) ? this.control.remove(queue) : null;
+	}
+
+	/**
+	 * The change a {@code limits} request asks for, its values checked first: an invalid
+	 * one is an invalid request that names it.
+	 * @param rateLimit the rate limit, {@code none}, or {@code null} to keep it
+	 * @param globalConcurrency the global concurrency, 0 for none, or {@code null} to
+	 * keep it
+	 * @return the limits after the change, from those before it
+	 */
+	private static Function<QueueLimits, QueueLimits> limitsChange(@Nullable String rateLimit,
+			@Nullable Integer globalConcurrency) {
+		if (rateLimit == null && globalConcurrency == null) {
+			String reason = "Action 'limits' needs rateLimit (count/window, or none) or globalConcurrency (0 for none)";
+			throw new InvalidEndpointRequestException(reason, reason);
+		}
+		RateLimit rate;
+		try {
+			rate = (rateLimit == null || "none".equals(rateLimit)) ? null : RateLimit.parse(rateLimit);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), "rateLimit " + ex.getMessage());
+		}
+		if (globalConcurrency != null && globalConcurrency < 0) {
+			throw new InvalidEndpointRequestException("globalConcurrency " + globalConcurrency + " is negative",
+					"globalConcurrency must be at least 1, or 0 for none, not " + globalConcurrency);
+		}
+		return (before) -> new QueueLimits((rateLimit != null) ? rate : before.rateLimit(),
+				(globalConcurrency != null) ? concurrencyOrNone(globalConcurrency) : before.globalConcurrency());
+	}
+
+	private static @Nullable Integer concurrencyOrNone(int globalConcurrency) {
+		return (globalConcurrency > 0) ? globalConcurrency : null;
 	}
 
 	static String checkQueue(String queue) {

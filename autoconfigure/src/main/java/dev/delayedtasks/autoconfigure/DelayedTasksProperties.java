@@ -6,6 +6,8 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.delayedtasks.NonRetryableTaskException;
+import dev.delayedtasks.QueueLimits;
+import dev.delayedtasks.RateLimit;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -138,6 +140,17 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 		Queue overrides = this.queues.get(queue);
 		return (overrides != null && overrides.concurrency() != null) ? overrides.concurrency()
 				: this.worker.concurrency();
+	}
+
+	/**
+	 * The configured flow control of a queue.
+	 * @param queue the queue
+	 * @return its limits, {@link QueueLimits#NONE} when none is configured
+	 */
+	public QueueLimits limits(String queue) {
+		Queue overrides = this.queues.get(queue);
+		return (overrides != null) ? new QueueLimits(overrides.rateLimit(), overrides.globalConcurrency())
+				: QueueLimits.NONE;
 	}
 
 	/**
@@ -299,9 +312,15 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * @param timeout Longest run of this queue's handler, after which it is interrupted.
 	 * @param retry Retry overrides.
 	 * @param results Results overrides.
+	 * @param rateLimit Most task starts of this queue in any span of the window, across
+	 * all instances, written count/window (for example 100/1s). Enforced by Redis: a
+	 * sliding window in Redis time. Initial value: a change at run time lasts until an
+	 * instance starts with a different configured value.
+	 * @param globalConcurrency Most tasks of this queue leased at once across all
+	 * instances. Initial value, as for rate-limit.
 	 */
 	public record Queue(@Nullable Integer concurrency, @Nullable Duration timeout, @Nullable RetryOverrides retry,
-			@Nullable QueueResults results) {
+			@Nullable QueueResults results, @Nullable RateLimit rateLimit, @Nullable Integer globalConcurrency) {
 
 		void check(PropertyChecks checks, PropertyChecks globalRetryChecks, Retry globalRetry) {
 			if (this.concurrency != null) {
@@ -315,6 +334,9 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 			}
 			if (this.results != null && this.results.retention() != null) {
 				checks.nested("results").notNegative("retention", this.results.retention());
+			}
+			if (this.globalConcurrency != null) {
+				checks.atLeast("global-concurrency", this.globalConcurrency, 1);
 			}
 		}
 

@@ -192,7 +192,7 @@ class DelayedTasksWorkerConfiguration {
 	private static QueueDefaults queueDefaults(DelayedTasksProperties properties, String queue) {
 		DelayedTasksProperties.Retry retry = properties.retry(queue);
 		return new QueueDefaults(properties.concurrency(queue), properties.timeout(queue), retry.toRetryPolicy(),
-				retry.maxRetries());
+				retry.maxRetries(), properties.limits(queue));
 	}
 
 	@Bean(name = DelayedTaskHandlerRegistry.BEAN_NAME)

@@ -16,6 +16,7 @@ import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.NonRetryableTaskException;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.QueueLimits;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
@@ -562,6 +563,11 @@ class DelayedTaskMetricsIntegrationTests {
 				@Override
 				public ClaimBatch claim(String queue, int max, String nonce) {
 					return store.claim(queue, max, nonce);
+				}
+
+				@Override
+				public boolean configureLimits(String queue, QueueLimits configured) {
+					return store.configureLimits(queue, configured);
 				}
 
 				@Override

@@ -12,6 +12,8 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.NonRetryableTaskException;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.QueueLimits;
+import dev.delayedtasks.RateLimit;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
@@ -172,7 +174,7 @@ class DelayedTasksEndpointIntegrationTests {
 			TaskId dead = scheduler.enqueue(queue, new Job("fail", SECRET));
 			TaskId later = scheduler.schedule(queue, new Job("succeed", SECRET), Duration.ofHours(1));
 			awaitDeadLetters(context, queue, 1);
-			assertThat(endpoint.queueAction(queue, "pause")).isNotNull();
+			assertThat(endpoint.queueAction(queue, "pause", null, null)).isNotNull();
 			JsonNode detail = tree(context, endpoint.queue(queue));
 			JsonNode described = detail.get("queue");
 			assertThat(described.get("paused").asBoolean()).isTrue();
@@ -196,7 +198,7 @@ class DelayedTasksEndpointIntegrationTests {
 			assertThat(deadLetter.get("id").asString()).isEqualTo(dead.value());
 			JsonNode task = tree(context, scheduler.find(queue, later).orElseThrow());
 			assertThat(task.get("id").asString()).isEqualTo(later.value());
-			assertThat(endpoint.queueAction(queue, "resume")).isNotNull();
+			assertThat(endpoint.queueAction(queue, "resume", null, null)).isNotNull();
 			assertThat(tree(context, endpoint.queue(queue)).get("queue").get("paused").asBoolean()).isFalse();
 			assertThat(json(context, endpoint.queues())).doesNotContain(SECRET);
 		});
@@ -337,14 +339,14 @@ class DelayedTasksEndpointIntegrationTests {
 			assertThat(endpoint.queue("e-never-seen")).isNull();
 			assertThat(endpoint.task(queue, "no-such-task")).isNull();
 			assertThat(endpoint.task("e-never-seen", "no-such-task")).isNull();
-			assertThat(endpoint.queueAction("e-never-seen", "pause")).isNull();
-			assertThat(endpoint.queueAction("e-never-seen", "redrive")).isNull();
+			assertThat(endpoint.queueAction("e-never-seen", "pause", null, null)).isNull();
+			assertThat(endpoint.queueAction("e-never-seen", "redrive", null, null)).isNull();
 			assertThat(endpoint.taskAction(queue, "no-such-task", "cancel")).isNull();
 			assertThat(endpoint.taskAction(queue, "no-such-task", "redrive")).isNull();
 			assertThat(endpoint.purge("e-never-seen")).isNull();
 			assertThat(context.getBean(QueueControl.class).isPaused("e-never-seen")).isFalse();
 			DelayedTasksEndpointWebExtension web = context.getBean(DelayedTasksEndpointWebExtension.class);
-			assertThat(web.queueAction("e-never-seen", "pause").getStatus())
+			assertThat(web.queueAction("e-never-seen", "pause", null, null).getStatus())
 				.isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
 			assertThat(web.taskAction(queue, "no-such-task", "cancel").getStatus())
 				.isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
@@ -367,13 +369,48 @@ class DelayedTasksEndpointIntegrationTests {
 			assertInvalid(() -> endpoint.queue(tooLong), "65 characters");
 			assertInvalid(() -> endpoint.task("bad name", "task-1"), "Queue name 'bad name' is invalid");
 			assertInvalid(() -> endpoint.task(queue, "bad id!"), "Task id 'bad id!' is invalid");
-			assertInvalid(() -> endpoint.queueAction("bad name", "pause"), "Queue name 'bad name' is invalid");
+			assertInvalid(() -> endpoint.queueAction("bad name", "pause", null, null),
+					"Queue name 'bad name' is invalid");
 			assertInvalid(() -> endpoint.taskAction("bad name", "task-1", "cancel"),
 					"Queue name 'bad name' is invalid");
 			assertInvalid(() -> endpoint.taskAction(queue, "bad id!", "cancel"), "Task id 'bad id!' is invalid");
 			assertInvalid(() -> endpoint.purge("bad name"), "Queue name 'bad name' is invalid");
-			assertInvalid(() -> web.queueAction("bad name", "pause"), "Queue name 'bad name' is invalid");
+			assertInvalid(() -> web.queueAction("bad name", "pause", null, null), "Queue name 'bad name' is invalid");
 			assertInvalid(() -> web.purge("bad name"), "Queue name 'bad name' is invalid");
+		});
+	}
+
+	@Test
+	void limitsActionChangesOneLimitAtATimeForEveryInstanceAndTheQueueShowsThemWithTheirUse() {
+		String queue = "e-limits";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			QueueControl control = context.getBean(QueueControl.class);
+			context.getBean(DelayedTaskScheduler.class).schedule(queue, "x", Duration.ofHours(1));
+			JsonNode none = tree(context, endpoint.queue(queue)).get("queue").get("limits");
+			assertThat(none.get("rateLimit").isNull()).isTrue();
+			assertThat(none.get("globalConcurrency").isNull()).isTrue();
+
+			assertThat(endpoint.queueAction(queue, "limits", "20/1s", null)).isNotNull();
+			assertThat(control.limits(queue)).isEqualTo(new QueueLimits(RateLimit.parse("20/1s"), null));
+			assertThat(endpoint.queueAction(queue, "limits", null, 5)).isNotNull();
+			assertThat(control.limits(queue)).isEqualTo(new QueueLimits(RateLimit.parse("20/1s"), 5));
+			JsonNode limits = tree(context, endpoint.queue(queue)).get("queue").get("limits");
+			assertThat(limits.get("rateLimit").asString()).isEqualTo("20/1s");
+			assertThat(limits.get("globalConcurrency").asInt()).isEqualTo(5);
+			assertThat(limits.get("startsInRateWindow").asLong()).isZero();
+			assertThat(limits.get("leased").asLong()).isZero();
+
+			assertThat(endpoint.queueAction(queue, "limits", "none", null)).isNotNull();
+			assertThat(control.limits(queue)).isEqualTo(new QueueLimits(null, 5));
+			assertThat(endpoint.queueAction(queue, "limits", null, 0)).isNotNull();
+			assertThat(control.limits(queue)).isEqualTo(QueueLimits.NONE);
+
+			assertInvalid(() -> endpoint.queueAction(queue, "limits", "0/1s", null), "'0/1s' is not a rate limit");
+			assertInvalid(() -> endpoint.queueAction(queue, "limits", "10/1x", null), "'10/1x' is not a rate limit");
+			assertInvalid(() -> endpoint.queueAction(queue, "limits", null, -1), "globalConcurrency");
+			assertInvalid(() -> endpoint.queueAction(queue, "limits", null, null), "needs rateLimit");
+			assertThat(control.limits(queue)).isEqualTo(QueueLimits.NONE);
 		});
 	}
 
@@ -383,13 +420,14 @@ class DelayedTasksEndpointIntegrationTests {
 		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
 			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
 			TaskId id = context.getBean(DelayedTaskScheduler.class).schedule(queue, "x", Duration.ofHours(1));
-			assertInvalid(() -> endpoint.queueAction(queue, "explode"), "Unknown action 'explode'");
-			assertInvalid(() -> endpoint.queueAction(queue, "cancel"), "Unknown action 'cancel'");
+			assertInvalid(() -> endpoint.queueAction(queue, "explode", null, null), "Unknown action 'explode'");
+			assertInvalid(() -> endpoint.queueAction(queue, "cancel", null, null), "Unknown action 'cancel'");
 			assertInvalid(() -> endpoint.taskAction(queue, id.value(), "explode"), "Unknown action 'explode'");
 			assertInvalid(() -> endpoint.taskAction(queue, id.value(), "pause"), "Unknown action 'pause'");
 			assertInvalid(() -> endpoint.taskAction(queue, "no-such-task", "explode"), "Unknown action 'explode'");
 			// An invalid request is invalid whether or not the queue exists.
-			assertInvalid(() -> endpoint.queueAction("e-never-seen", "explode"), "Unknown action 'explode'");
+			assertInvalid(() -> endpoint.queueAction("e-never-seen", "explode", null, null),
+					"Unknown action 'explode'");
 			assertThat(context.getBean(DelayedTaskScheduler.class).find(queue, id)).map(TaskInfo::state)
 				.hasValue(TaskState.SCHEDULED);
 		});
@@ -403,7 +441,8 @@ class DelayedTasksEndpointIntegrationTests {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
 			QueueControl control = context.getBean(QueueControl.class);
-			assertThat(endpoint.queueAction(queue, "pause")).isEqualTo(new ActionDescriptor(queue, null, "pause", 1));
+			assertThat(endpoint.queueAction(queue, "pause", null, null))
+				.isEqualTo(new ActionDescriptor(queue, null, "pause", 1));
 			assertThat(control.isPaused(queue)).isTrue();
 			assertThat(describe(endpoint, queue).paused()).isTrue();
 			TaskId ready = scheduler.enqueue(queue, new Job("succeed", "a"));
@@ -417,7 +456,8 @@ class DelayedTasksEndpointIntegrationTests {
 			await().during(Duration.ofMillis(1500)).atMost(WAIT).until(handler.runs::isEmpty);
 			assertThat(scheduler.find(queue, ready)).map(TaskInfo::state).hasValue(TaskState.READY);
 			assertThat(describe(endpoint, queue).ready()).isEqualTo(2);
-			assertThat(endpoint.queueAction(queue, "resume")).isEqualTo(new ActionDescriptor(queue, null, "resume", 1));
+			assertThat(endpoint.queueAction(queue, "resume", null, null))
+				.isEqualTo(new ActionDescriptor(queue, null, "resume", 1));
 			assertThat(control.isPaused(queue)).isFalse();
 			await().atMost(WAIT).until(() -> handler.runs.size() == 2);
 			assertThat(handler.runs).extracting(TaskContext::id).containsExactlyInAnyOrder(ready, due);
@@ -461,12 +501,12 @@ class DelayedTasksEndpointIntegrationTests {
 			}
 			awaitDeadLetters(context, queue, 3);
 			handler.failing = false;
-			assertThat(endpoint.queueAction(queue, "redrive"))
+			assertThat(endpoint.queueAction(queue, "redrive", null, null))
 				.isEqualTo(new ActionDescriptor(queue, null, "redrive", 3));
 			await().atMost(WAIT).until(() -> handler.runs.size() == 6);
 			await().atMost(WAIT).until(() -> describe(endpoint, queue).counters().getOrDefault("succeeded", 0L) == 3);
 			assertThat(context.getBean(DeadLetters.class).count(queue)).isZero();
-			assertThat(endpoint.queueAction(queue, "redrive"))
+			assertThat(endpoint.queueAction(queue, "redrive", null, null))
 				.isEqualTo(new ActionDescriptor(queue, null, "redrive", 0));
 		});
 	}
@@ -552,16 +592,16 @@ class DelayedTasksEndpointIntegrationTests {
 			DelayedTasksEndpointWebExtension web = context.getBean(DelayedTasksEndpointWebExtension.class);
 			TaskId waiting = scheduler.schedule(queue, "job", Duration.ofHours(1));
 
-			assertInvalid(() -> endpoint.queueAction(queue, "remove"),
+			assertInvalid(() -> endpoint.queueAction(queue, "remove", null, null),
 					"Queue 'e-remove' was not removed: it is not empty (scheduled 1, ready 0, active 0, dead 0)");
-			WebEndpointResponse<?> notEmpty = web.queueAction(queue, "remove");
+			WebEndpointResponse<?> notEmpty = web.queueAction(queue, "remove", null, null);
 			assertThat(notEmpty.getStatus()).isEqualTo(409);
 			assertThat(notEmpty.getBody()).isInstanceOfSatisfying(RefusalDescriptor.class, (refusal) -> {
 				assertThat(refusal.reason()).isEqualTo("NOT_EMPTY");
 				assertThat(refusal.scheduled()).isEqualTo(1);
 				assertThat(refusal.message()).contains("not empty");
 			});
-			WebEndpointResponse<?> handledHere = web.queueAction(handled, "remove");
+			WebEndpointResponse<?> handledHere = web.queueAction(handled, "remove", null, null);
 			assertThat(handledHere.getStatus()).isEqualTo(409);
 			assertThat(((RefusalDescriptor) handledHere.getBody()).message())
 				.isEqualTo("Queue 'e-remove-handled' was not removed: this instance has a handler for it "
@@ -569,13 +609,14 @@ class DelayedTasksEndpointIntegrationTests {
 			assertThat(endpoint.queue(queue)).isNotNull();
 
 			assertThat(scheduler.cancel(queue, waiting)).isTrue();
-			WebEndpointResponse<?> removed = web.queueAction(queue, "remove");
+			WebEndpointResponse<?> removed = web.queueAction(queue, "remove", null, null);
 			assertThat(removed.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
 			assertThat(removed.getBody()).isEqualTo(new ActionDescriptor(queue, null, "remove", 1));
 			assertThat(endpoint.queue(queue)).isNull();
 			assertThat(endpoint.queues().queues()).extracting(QueueDescriptor::name).doesNotContain(queue);
-			assertThat(web.queueAction(queue, "remove").getStatus()).isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
-			assertThat(endpoint.queueAction(queue, "remove")).isNull();
+			assertThat(web.queueAction(queue, "remove", null, null).getStatus())
+				.isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
+			assertThat(endpoint.queueAction(queue, "remove", null, null)).isNull();
 			// Scheduling to it again makes it known again.
 			scheduler.schedule(queue, "job", Duration.ofHours(1));
 			assertThat(endpoint.queue(queue)).isNotNull();

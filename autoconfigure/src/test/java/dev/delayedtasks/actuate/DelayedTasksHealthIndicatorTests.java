@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
+import dev.delayedtasks.QueueLimits;
 import dev.delayedtasks.internal.actuate.QueueSnapshots;
 import dev.delayedtasks.internal.actuate.ReportedQueues;
 import dev.delayedtasks.internal.store.QueueStats;
@@ -115,7 +116,7 @@ class DelayedTasksHealthIndicatorTests {
 
 	private static QueueStats stats(String queue, String timerOwner) {
 		return new QueueStats(queue, System.currentTimeMillis(), 0, 0, 0, 0, -1, -1, timerOwner, 1000, false, "1",
-				Map.of());
+				QueueLimits.NONE, 0, Map.of());
 	}
 
 	@SuppressWarnings("unchecked")

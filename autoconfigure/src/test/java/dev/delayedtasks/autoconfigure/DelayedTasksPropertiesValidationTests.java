@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 
+import dev.delayedtasks.QueueLimits;
+import dev.delayedtasks.RateLimit;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -261,6 +263,81 @@ class DelayedTasksPropertiesValidationTests {
 			.havingRootCause()
 			.withMessage("delayed-tasks.retry.max-retries is -1: it must be between 0 and 2147483646 "
 					+ "(a task runs at most max-retries + 1 times)");
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			queues.emails.global-concurrency=0   | queues.emails.global-concurrency is 0: it must be at least 1
+			queues.emails.global-concurrency=-1  | queues.emails.global-concurrency is -1: it must be at least 1
+			queues[orders.v2].global-concurrency=0 | queues[orders.v2].global-concurrency is 0: it must be at least 1
+			""")
+	void invalidGlobalConcurrencyFailsStartupNamingTheProperty(String property, String message) {
+		this.runner.withPropertyValues("delayed-tasks." + property)
+			.withUserConfiguration(EmailHandler.class)
+			.run((context) -> {
+				assertFailedOnBinding(context, "delayed-tasks." + message);
+				assertThat(causes(context.getStartupFailure()))
+					.noneMatch((cause) -> String.valueOf(cause.getMessage()).contains("emailHandler"));
+			});
+		this.runner.withPropertyValues("delayed-tasks.worker.enabled=false", "delayed-tasks." + property)
+			.run((context) -> assertFailedOnBinding(context, "delayed-tasks." + message));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			0/1s   | the count must be between 1 and 2147483647
+			10/0s  | the window must be longer than 0
+			ten/1s | write <count>/<window>
+			10/1x  | write <count>/<window>
+			10     | write <count>/<window>
+			""")
+	void invalidRateLimitFailsStartupNamingThePropertyAndTheRule(String value, String rule) {
+		this.runner.withPropertyValues("delayed-tasks.queues.emails.rate-limit=" + value)
+			.withUserConfiguration(EmailHandler.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				Throwable failure = context.getStartupFailure();
+				assertThat(causes(failure)).hasAtLeastOneElementOfType(BindException.class)
+					.anySatisfy((cause) -> assertThat(cause).isInstanceOf(BindException.class)
+						.hasMessageContaining("delayed-tasks.queues.emails.rate-limit"));
+				assertThat(NestedExceptionUtils.getMostSpecificCause(failure))
+					.isInstanceOf(IllegalArgumentException.class)
+					.hasMessageContaining("'" + value + "' is not a rate limit")
+					.hasMessageContaining(rule);
+				assertThat(causes(failure))
+					.noneMatch((cause) -> String.valueOf(cause.getMessage()).contains("emailHandler"));
+			});
+	}
+
+	@Test
+	void invalidRateLimitIsReportedByBootAsABindingFailureOfTheProperty(CapturedOutput output) {
+		SpringApplication application = new SpringApplication(Application.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		assertThatException().isThrownBy(() -> application.run("--spring.main.banner-mode=off", "--" + NO_REDIS,
+				"--delayed-tasks.queues.emails.rate-limit=10/1x"));
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("delayed-tasks.queues.emails.rate-limit")
+			.contains("'10/1x' is not a rate limit");
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			queues.emails.rate-limit=1/1ms                                            | 1/1ms |
+			queues.emails.rate-limit=100/s                                            | 100/1s |
+			queues.emails.rate-limit=600/1m;queues.emails.global-concurrency=1        | 600/1m | 1
+			queues.emails.global-concurrency=2147483647                               |       | 2147483647
+			""")
+	void validFlowControlBindsPerQueueAndOtherQueuesHaveNone(String properties, String rateLimit,
+			Integer globalConcurrency) {
+		new ApplicationContextRunner().withUserConfiguration(PropertiesOnly.class)
+			.withPropertyValues(properties.replaceAll("(^|;)", "$1delayed-tasks.").split(";"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				DelayedTasksProperties bound = context.getBean(DelayedTasksProperties.class);
+				assertThat(bound.limits("emails")).isEqualTo(
+						new QueueLimits((rateLimit != null) ? RateLimit.parse(rateLimit) : null, globalConcurrency));
+				assertThat(bound.limits("other")).isEqualTo(QueueLimits.NONE);
+			});
 	}
 
 	private static void assertFailedOnBinding(AssertableApplicationContext context, String message) {

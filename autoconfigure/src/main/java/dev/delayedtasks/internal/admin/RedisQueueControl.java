@@ -5,9 +5,11 @@ import java.util.function.Function;
 
 import dev.delayedtasks.Names;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.QueueLimits;
 import dev.delayedtasks.QueueRemoval;
 import dev.delayedtasks.QueueRemoval.Outcome;
 import dev.delayedtasks.TaskStoreException;
+import dev.delayedtasks.internal.store.FlowLimits;
 import dev.delayedtasks.internal.store.PartitionKeys;
 import dev.delayedtasks.internal.store.QueueIndex;
 import dev.delayedtasks.internal.store.RedisTaskStore;
@@ -79,6 +81,20 @@ public final class RedisQueueControl implements QueueControl {
 	@Override
 	public boolean isPaused(String queue) {
 		return "1".equals(redis().opsForHash().get(this.settings.keys(Names.checkQueue(queue)).meta(), "paused"));
+	}
+
+	@Override
+	public QueueLimits limits(String queue) {
+		Object field = redis().opsForHash().get(this.settings.keys(Names.checkQueue(queue)).meta(), FlowLimits.FIELD);
+		return FlowLimits.decode((String) field);
+	}
+
+	@Override
+	public void setLimits(String queue, QueueLimits limits) {
+		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		redis().opsForHash().put(keys.meta(), FlowLimits.FIELD, FlowLimits.encode(limits));
+		redis().opsForList().rightPush(keys.wake(), "1");
+		logger.info("Queue '" + queue + "': flow control set to " + limits);
 	}
 
 	/**

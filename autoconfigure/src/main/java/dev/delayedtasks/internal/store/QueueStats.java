@@ -3,6 +3,7 @@ package dev.delayedtasks.internal.store;
 import java.time.Duration;
 import java.util.Map;
 
+import dev.delayedtasks.QueueLimits;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,6 +22,8 @@ import org.jspecify.annotations.Nullable;
  * @param timerTtlMs the owner's remaining timer lease, or a negative value when none
  * @param paused whether the queue is paused
  * @param layoutVersion the stored layout version, or {@code null} before the first write
+ * @param limits the queue's flow control in force
+ * @param startsInRateWindow leases within its rate limit's window (0 without one)
  * @param counters the counters of the queue's {@code stats} hash, by their stored field
  * names ({@link QueueCounter#field()})
  * @author delayed-tasks
@@ -28,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  */
 public record QueueStats(String queue, long now, long scheduled, long ready, long active, long dead, long nextDueMs,
 		long oldestReadyDueMs, @Nullable String timerOwner, long timerTtlMs, boolean paused,
-		@Nullable String layoutVersion, Map<String, Long> counters) {
+		@Nullable String layoutVersion, QueueLimits limits, long startsInRateWindow, Map<String, Long> counters) {
 
 	/**
 	 * How long the oldest ready task has waited since its due time.

@@ -4,13 +4,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
+import dev.delayedtasks.QueueLimits;
 import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.internal.store.script.Reply;
 import dev.delayedtasks.internal.store.script.Script;
 import dev.delayedtasks.internal.store.script.StoreScripts;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * {@link TaskStore} on Redis: each operation is one call of one Lua script.
@@ -20,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisTaskStore implements TaskStore {
 
-	private static final int CLAIM_HEADER = 7;
+	private static final int CLAIM_HEADER = 8;
 
 	private static final int CLAIM_RECORD_WIDTH = 9;
 
@@ -60,7 +66,30 @@ public final class RedisTaskStore implements TaskStore {
 		List<ClaimedTask> tasks = leased(reply, CLAIM_HEADER, (int) reply.number(5));
 		List<ExpiredTask> expired = expired(reply.text(6));
 		return new ClaimBatch(reply.number(0), reply.number(1), reply.number(2), reply.number(3) == 1,
-				reply.number(4) == 1, tasks, expired);
+				reply.number(4) == 1, tasks, expired, reply.number(7));
+	}
+
+	@Override
+	public boolean configureLimits(String queue, QueueLimits configured) {
+		PartitionKeys keys = this.settings.keys(queue);
+		String encoded = FlowLimits.encode(configured);
+		try {
+			Object last = redis().opsForHash().get(keys.meta(), FlowLimits.CONFIGURED_FIELD);
+			if (encoded.equals((last != null) ? last : FlowLimits.encode(QueueLimits.NONE))) {
+				return false;
+			}
+			// One command writes both: the limits in force and the configuration they
+			// came from.
+			redis().opsForHash()
+				.putAll(keys.meta(), Map.of(FlowLimits.FIELD, encoded, FlowLimits.CONFIGURED_FIELD, encoded));
+			redis().opsForList().rightPush(keys.wake(), "1");
+			return true;
+		}
+		catch (DataAccessException ex) {
+			throw new TaskStoreException(
+					"Redis failed to set the flow control of queue '" + queue + "': " + StoreScripts.reason(ex), null,
+					ex);
+		}
 	}
 
 	/**
@@ -206,7 +235,7 @@ public final class RedisTaskStore implements TaskStore {
 		PartitionKeys keys = this.settings.keys(queue);
 		List<String> keyList = new ArrayList<>(List.of(keys.ready(), keys.lease(), keys.wake(), keys.stats()));
 		List<String> args = new ArrayList<>(
-				List.of(Integer.toString(this.settings.fanoutBatch()), Integer.toString(leases.size())));
+				List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()), Integer.toString(leases.size())));
 		for (Lease lease : leases) {
 			addTaskKeys(keyList, keys, lease);
 			args.add(lease.id().value());
@@ -265,6 +294,10 @@ public final class RedisTaskStore implements TaskStore {
 	 */
 	public static String millis(Duration duration) {
 		return Long.toString(duration.toMillis());
+	}
+
+	private StringRedisTemplate redis() {
+		return this.scripts.template();
 	}
 
 }

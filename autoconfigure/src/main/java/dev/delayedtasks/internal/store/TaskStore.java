@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 
+import dev.delayedtasks.QueueLimits;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,6 +28,17 @@ public interface TaskStore {
 	 * @return the claimed tasks and the partition's next deadlines
 	 */
 	ClaimBatch claim(String queue, int max, String nonce);
+
+	/**
+	 * Write a queue's configured flow control unless the last start wrote the same
+	 * configuration: a change made at run time lasts until the configuration changes.
+	 * Idle dispatchers are woken to claim under the new limits.
+	 * @param queue the queue
+	 * @param configured the limits its configuration sets
+	 * @return whether it wrote them
+	 * @throws dev.delayedtasks.TaskStoreException if Redis cannot be reached
+	 */
+	boolean configureLimits(String queue, QueueLimits configured);
 
 	/**
 	 * Take or keep the partition's timer, then promote due tasks and reap expired leases.

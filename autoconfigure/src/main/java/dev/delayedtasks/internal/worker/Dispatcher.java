@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.delayedtasks.QueueLimits;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.internal.store.ClaimBatch;
 import dev.delayedtasks.internal.store.ClaimedTask;
@@ -57,6 +58,12 @@ final class Dispatcher {
 	/** Lost claims remembered for {@code recover}; older ones wait for lease expiry. */
 	private static final int MAX_LOST_CLAIMS = 64;
 
+	/**
+	 * Longest wait for a queue's rate window before claiming again: a limit changed at
+	 * run time takes effect within it.
+	 */
+	private static final long MAX_RATE_WAIT_MS = 1000;
+
 	private final String queue;
 
 	private final TaskStore store;
@@ -76,6 +83,8 @@ final class Dispatcher {
 	private final Listeners listeners;
 
 	private final int concurrency;
+
+	private final QueueLimits limits;
 
 	private final StoreSettings storeSettings;
 
@@ -97,7 +106,8 @@ final class Dispatcher {
 	 */
 	private volatile @Nullable Loop loop;
 
-	Dispatcher(String queue, int concurrency, WorkerServices services, LeaseHeartbeat heartbeat, TaskRunner runner) {
+	Dispatcher(String queue, ContainerSettings container, WorkerServices services, LeaseHeartbeat heartbeat,
+			TaskRunner runner) {
 		this.queue = queue;
 		this.store = services.store();
 		this.connections = services.connections();
@@ -107,7 +117,8 @@ final class Dispatcher {
 		this.heartbeat = heartbeat;
 		this.runner = runner;
 		this.listeners = services.listeners();
-		this.concurrency = concurrency;
+		this.concurrency = container.concurrency();
+		this.limits = container.limits();
 		this.storeSettings = services.storeSettings();
 		this.handoffs = services.handoffs();
 	}
@@ -189,10 +200,15 @@ final class Dispatcher {
 		long claims = 0;
 		Deque<String> lostClaims = new ArrayDeque<>();
 		ThrottledWarning failures = new ThrottledWarning(logger, Duration.ofMinutes(1));
+		boolean limitsConfigured = false;
 		while (loop.live) {
 			String claimNonce = null;
 			try {
 				takeLostHandoffs(lostClaims);
+				if (!limitsConfigured) {
+					configureLimits();
+					limitsConfigured = true;
+				}
 				int wanted = claimable(loop);
 				if (wanted == 0) {
 					continue;
@@ -212,7 +228,12 @@ final class Dispatcher {
 					break;
 				}
 				submitAll(loop, batch.tasks(), batch.now(), sent, false);
-				if (batch.tasks().size() < wanted && !batch.more()) {
+				if (batch.throttledUntilMs() > 0) {
+					awaitRateWindow(loop, batch.throttledUntilMs() - batch.now());
+				}
+				else if (batch.tasks().size() < wanted && !batch.more()) {
+					// Idle, or at the queue's global concurrency: a lease that ends wakes
+					// it.
 					if (wake == null) {
 						wake = this.connections.open(this.settings.blockTimeout());
 					}
@@ -273,6 +294,37 @@ final class Dispatcher {
 			// A claim interrupted or failed at stop: give its tasks back now rather than
 			// after lease + grace (the recover runs after the claim on the connection).
 			recoverQuietly(lostClaims);
+		}
+	}
+
+	private void configureLimits() {
+		if (this.store.configureLimits(this.queue, this.limits)) {
+			logger.info("Queue '" + this.queue + "': flow control set from configuration: " + describe(this.limits));
+		}
+	}
+
+	private static String describe(QueueLimits limits) {
+		if (!limits.limited()) {
+			return "none";
+		}
+		return "rate-limit " + ((limits.rateLimit() != null) ? limits.rateLimit() : "none") + ", global-concurrency "
+				+ ((limits.globalConcurrency() != null) ? limits.globalConcurrency() : "none");
+	}
+
+	/**
+	 * Wait until the queue's rate window lets one more lease, a second at most.
+	 * @param loop the loop
+	 * @param millis how long, from the claim's Redis time
+	 */
+	private void awaitRateWindow(Loop loop, long millis) throws InterruptedException {
+		loop.idle = true;
+		try {
+			if (loop.live && millis > 0) {
+				Thread.sleep(Math.min(millis, MAX_RATE_WAIT_MS));
+			}
+		}
+		finally {
+			loop.idle = false;
 		}
 	}
 

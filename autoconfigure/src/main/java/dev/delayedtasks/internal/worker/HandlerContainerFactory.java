@@ -131,7 +131,7 @@ public final class HandlerContainerFactory {
 		String policyBean = endpoint.retryPolicyBeanName();
 		RetryPolicy retryPolicy = (policyBean != null) ? retryPolicyBean(endpoint, policyBean, defaults)
 				: defaults.retryPolicy();
-		return new ContainerSettings(concurrency, timeout, retryPolicy);
+		return new ContainerSettings(concurrency, timeout, retryPolicy, defaults.limits());
 	}
 
 	/**

@@ -2,6 +2,7 @@ package dev.delayedtasks.internal.worker;
 
 import java.time.Duration;
 
+import dev.delayedtasks.QueueLimits;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.retry.RetryPolicy;
@@ -15,9 +16,12 @@ import org.springframework.core.retry.RetryPolicy;
  * @param retryPolicy which failures are retried and with what back-off
  * @param maxRetries the retries a task of the queue gets when its request sets no max
  * attempts; producers store {@code maxRetries + 1} as its max attempts
+ * @param limits the queue's configured flow control, written to Redis when a handler of
+ * the queue starts
  * @author delayed-tasks
  * @since 0.1.0
  */
-public record QueueDefaults(int concurrency, @Nullable Duration timeout, RetryPolicy retryPolicy, int maxRetries) {
+public record QueueDefaults(int concurrency, @Nullable Duration timeout, RetryPolicy retryPolicy, int maxRetries,
+		QueueLimits limits) {
 
 }

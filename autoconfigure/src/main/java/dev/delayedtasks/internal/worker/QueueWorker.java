@@ -62,7 +62,7 @@ public final class QueueWorker implements HandlerContainer {
 		TaskRunner runner = new TaskRunner(endpoint, container, services.codec(), services.failureRouter(),
 				this.completions, services.listeners(), services.scheduler(), services.observations(),
 				services.occurrenceGate());
-		this.dispatcher = new Dispatcher(endpoint.queue(), container.concurrency(), services, this.heartbeat, runner);
+		this.dispatcher = new Dispatcher(endpoint.queue(), container, services, this.heartbeat, runner);
 		this.timer = new PromotionTimer(endpoint.queue(), services.storeSettings().keys(endpoint.queue()), this.store,
 				services.instanceId(), this.settings, services.connections(), services.handoffs(),
 				services.listeners());

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
+import dev.delayedtasks.QueueLimits;
 import dev.delayedtasks.internal.store.ClaimBatch;
 import dev.delayedtasks.internal.store.Lease;
 import dev.delayedtasks.internal.store.TaskFailure;
@@ -40,6 +41,11 @@ class ScriptedTaskStore implements TaskStore {
 	@Override
 	public ClaimBatch claim(String queue, int max, String nonce) {
 		throw new UnsupportedOperationException("claim");
+	}
+
+	@Override
+	public boolean configureLimits(String queue, QueueLimits configured) {
+		throw new UnsupportedOperationException("configureLimits");
 	}
 
 	@Override

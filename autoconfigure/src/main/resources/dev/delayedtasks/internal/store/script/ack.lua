@@ -3,7 +3,8 @@
 --   1 lease  ZSET    id -> lease deadline ms
 --   2 stats  HASH    counters
 --   per item: t:<id> HASH task, p:<id> STRING payload, e:<id> STRING last error, u:<digest> STRING (base..'u:' if none)
---   derived from ARGV base (same hash tag), not declared because only corrupt data touches it: dead ZSET
+--   derived from ARGV base (same hash tag), not declared because only corrupt data touches it: dead ZSET; and,
+--   under a global concurrency limit (includes/flow.lua), meta HASH, ready LIST and wake LIST
 -- ARGV: 1 base, 2 count, then per item 3: id, token, result (the handler's return value as JSON, or '')
 --   The task's outcome is recorded when it asked for one (includes/outcome.lua).
 -- Reply: {now, then per item a code: 'O' done | 'S' stale (token mismatch) | 'G' gone (task no longer exists,
@@ -23,6 +24,7 @@ end
 local dead = base .. 'dead'
 
 --- @include "outcome"
+--- @include "flow"
 
 local reply, done, stale, corrupted = {now}, 0, 0, 0
 for i = 0, items - 1 do
@@ -57,4 +59,5 @@ end
 if done > 0 then redis.call('HINCRBY', stats, 'done', done) end
 if stale > 0 then redis.call('HINCRBY', stats, 'stale', stale) end
 if corrupted > 0 then redis.call('HINCRBY', stats, 'corrupt', corrupted) end
+freedSlots(#reply - 1 - stale)
 return reply

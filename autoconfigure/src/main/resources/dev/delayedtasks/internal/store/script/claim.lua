@@ -18,6 +18,8 @@
 --   13 rearmMs (the timer owner promotes at least this often: a lease that ends later, grace included, needs no tick)
 -- Reply: {now, nextDue or -1, earliestLease or -1, more (0/1), paused (0/1), itemCount,
 --   expired (id, a, c and xa of each task it ended because it expired, space-separated) or '',
+--   throttled (the queue's flow control left ready tasks behind: 0 until a lease ends, else the Redis time the rate
+--   window lets one more lease; -1 not throttled),
 --   then per item 9 fields: id, token, envelope, a, v (after increment), m, d, c, u or ''}
 -- keys: fixed=8 per-item=0
 redis.replicate_commands()
@@ -48,12 +50,12 @@ local more = promoteDue()
 more = reapExpired() or more
 local paused = redis.call('HGET', meta, 'paused') == '1'
 
-local reply = {now, 0, 0, 0, paused and 1 or 0, 0, ''}
+local reply = {now, 0, 0, 0, paused and 1 or 0, 0, '', -1}
 local claimed = 0
 if not paused then
   local leaseWasEmpty = redis.call('ZCARD', lease) == 0
   local leftBehind
-  claimed, leftBehind = leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
+  claimed, leftBehind, reply[8] = leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
   more = more or leftBehind
   -- The first lease is a new earliest deadline, but the owner, which wakes at least every rearmMs, only needs to
   -- hear of it when it would be reaped before then: otherwise the tick costs a promote call per trickled task.

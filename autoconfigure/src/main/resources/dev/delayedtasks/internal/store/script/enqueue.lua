@@ -14,7 +14,8 @@
 -- ARGV: 1 base, 2 count, 3 layout version, 4 fanoutBatch,
 --   5 hand-off ('0' none | '<nonce> <n> <leaseMs> <tick 0/1>': an idle dispatcher of the calling process takes up to
 --   n of the created tasks that are ready at once, leased here as a claim would lease them (token '<nonce>:<fence>',
---   deadline now + leaseMs), while the ready list is empty and the queue is not paused, so no task overtakes one that
+--   deadline now + leaseMs), while the ready list is empty and the queue is neither paused nor under flow control
+--   (meta field fl, includes/flow.lua), so no task overtakes one that
 --   waits; tick 1 pushes a tick token when the first lease of the partition is one the timer owner must hear of),
 --   then per item 8: id, mode ('D' delay ms | 'A' absolute epoch ms), time, maxAttempts, uniqueTtlMs (0 = none),
 --   expiry ('0' none | 'D'<ms> after now | 'A'<epoch ms>: the task is never run from then on, field xa),
@@ -93,10 +94,13 @@ end
 local live = {S = true, R = true, A = true}
 local reply, created, corrupted, anyReady, minDue = {now, stored and 0 or 1}, 0, 0, false, nil
 local lease = base .. 'lease'
--- A task overtakes none: only while nothing waits in the ready list, and never on a paused queue.
+-- A task overtakes none: only while nothing waits in the ready list, and never on a paused queue or one with flow
+-- control (its leases are counted by claim and promote alone).
 local handed = 0
-local canHandOff = handoffNonce and handoffMax > 0 and redis.call('LLEN', ready) == 0
-  and redis.call('HGET', meta, 'paused') ~= '1'
+local canHandOff = false
+if handoffNonce and handoffMax > 0 and redis.call('LLEN', ready) == 0 then
+  canHandOff = redis.call('HGET', meta, 'paused') ~= '1' and not flowLimits()
+end
 local leaseWasEmpty = canHandOff and redis.call('ZCARD', lease) == 0
 
 for i = 0, items - 1 do

@@ -72,6 +72,7 @@ if r[4] == '1' then
   redis.call('DEL', tk, pk, ek)
   redis.call('ZREM', lease, id)
   redis.call('HINCRBY', stats, 'canceled', 1)
+  freedSlots(1)
   return {now, 'C', -1}
 end
 redis.call('ZREM', lease, id)
@@ -99,6 +100,7 @@ if delay == -1 or a >= m then
   redis.call('HINCRBY', stats, 'dead', 1)
 
   trimDead(trimLimit, maxAge, maxCount)
+  freedSlots(1)
   return {now, 'D', -1}
 end
 
@@ -118,4 +120,5 @@ redis.call('HSET', tk, 'a', a, 's', 'S', 'd', due)
 redis.call('SET', ek, record)
 redis.call('ZADD', sched, due, id)
 if (not head[2] or due < tonumber(head[2])) and redis.call('LLEN', tick) == 0 then redis.call('LPUSH', tick, 1) end
+freedSlots(1)
 return {now, 'T', due}

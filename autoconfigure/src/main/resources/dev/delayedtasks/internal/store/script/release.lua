@@ -7,7 +7,8 @@
 --   4 stats  HASH    counters
 --   per item: t:<id> HASH task, p:<id> STRING payload, e:<id> STRING last error, u:<digest> STRING (base..'u:' if none)
 --   (a released task's hash gets rl = '1': recur_advance admits a released occurrence again)
--- ARGV: 1 fanoutBatch, 2 count, then per item 2: id, token
+--   derived from ARGV base (same hash tag), for the flow control of includes/flow.lua: meta HASH
+-- ARGV: 1 base, 2 fanoutBatch, 3 count, then per item 2: id, token
 -- Reply: {now, then per item a code: 'O' released | 'C' cancel was requested, task deleted |
 --   'L' lost (missing, token mismatch or unreadable; nothing changed)}
 -- keys: fixed=4 per-item=4
@@ -18,9 +19,9 @@ redis.replicate_commands()
 
 local ready, lease, wake, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 
-local fanoutBatch, items = int(ARGV[1]), int(ARGV[2])
-if not (fanoutBatch and fanoutBatch >= 1 and items and items >= 0 and #KEYS == 4 + 4 * items
-    and #ARGV == 2 + 2 * items) then
+local base, fanoutBatch, items = ARGV[1], int(ARGV[2]), int(ARGV[3])
+if not (base and fanoutBatch and fanoutBatch >= 1 and items and items >= 0 and #KEYS == 4 + 4 * items
+    and #ARGV == 3 + 2 * items) then
   return redis.error_reply('ERR release: KEYS/ARGV do not match the item count')
 end
 
@@ -29,7 +30,7 @@ end
 local reply, released, cancelled, stale = {now}, 0, 0, 0
 for i = 0, items - 1 do
   local tk, pk, ek, uk = KEYS[5 + 4 * i], KEYS[6 + 4 * i], KEYS[7 + 4 * i], KEYS[8 + 4 * i]
-  local id, token = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
+  local id, token = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
   local r = pread('HMGET', tk, 'k', 'v', 'cr')
   local code = 'L'
   if r.err or r[1] ~= token then

@@ -47,5 +47,5 @@ if scheduled + readyCount + active + deadCount > 0 then
   return {now, 'N', scheduled, readyCount, active, deadCount, owner or ''}
 end
 if owner then return {now, 'T', 0, 0, 0, 0, owner} end
-redis.call('DEL', sched, ready, lease, dead, meta, stats, tick, wake, handover)
+redis.call('DEL', sched, ready, lease, dead, meta, stats, tick, wake, handover, base .. 'starts')
 return {now, 'O', 0, 0, 0, 0, ''}

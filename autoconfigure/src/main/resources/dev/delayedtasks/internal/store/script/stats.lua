@@ -7,10 +7,12 @@
 --   5 stats  HASH    counters
 --   6 meta   HASH    v = layout version, paused = '1' when paused
 --   7 timer  STRING  timer owner id (PX)
---   derived from ARGV base (same hash tag; the ids are found inside the script): t:<id> HASH of the first ready hints
+--   derived from ARGV base (same hash tag; the ids are found inside the script): t:<id> HASH of the first ready hints;
+--   starts ZSET (the rate limit's window, includes/flow.lua)
 -- ARGV: 1 base, 2 hintScan (max ready hints inspected for the oldest ready due time)
 -- Reply: {now, ZCARD sched, LLEN ready, ZCARD lease, ZCARD dead, nextDue or -1, oldestReadyDue or -1, PTTL timer,
---   timer owner or '', paused (0/1), layout version or '', then the stats hash flattened: name, value, ...}
+--   timer owner or '', paused (0/1), layout version or '', limits (meta field fl) or '', starts (leases within the
+--   rate limit's window, 0 without one), then the stats hash flattened: name, value, ...}
 --   (stored field names, such as enq or canceled; Java's QueueCounter maps them to the names users see)
 -- keys: fixed=7 per-item=0
 redis.replicate_commands()
@@ -20,6 +22,8 @@ redis.replicate_commands()
 local sched, ready, lease, dead, stats, meta, timer = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local base, hintScan = ARGV[1], tonumber(ARGV[2])
 if not (#KEYS == 7 and base and hintScan) then return redis.error_reply('ERR stats: bad KEYS/ARGV') end
+
+--- @include "flow"
 
 local head = redis.call('ZRANGE', sched, 0, 0, 'WITHSCORES')
 -- Hints can be stale (cancel, reschedule), so the age comes from the first hint whose task is really ready.
@@ -39,5 +43,9 @@ local reply = {now, redis.call('ZCARD', sched), redis.call('LLEN', ready), redis
   redis.call('ZCARD', dead), head[2] and tonumber(head[2]) or -1, oldestReady, redis.call('PTTL', timer),
   redis.call('GET', timer) or '', redis.call('HGET', meta, 'paused') == '1' and 1 or 0,
   redis.call('HGET', meta, 'v') or ''}
+local limits = flowLimits()
+reply[12] = redis.call('HGET', meta, 'fl') or ''
+reply[13] = (limits and limits.count > 0)
+  and redis.call('ZCOUNT', base .. 'starts', '(' .. (now - limits.window), '+inf') or 0
 for _, x in ipairs(redis.call('HGETALL', stats)) do reply[#reply + 1] = x end
 return reply

@@ -188,7 +188,7 @@ class ScriptRepliesIntegrationTests {
 		assertThat(codes(calls, Script.REMOVE)).contains("N", "O");
 		assertThat(codes(calls, Script.TRACK)).contains("L", "O", "N");
 		assertThat(replies(calls, Script.ENQUEUE)).extracting((reply) -> reply.get(1)).contains(0L, 1L);
-		assertThat(replies(calls, Script.CLAIM)).extracting(List::size).contains(7, 7 + 3 * 9);
+		assertThat(replies(calls, Script.CLAIM)).extracting(List::size).contains(8, 8 + 3 * 9);
 		assertThat(codes(calls, Script.RECUR_UPSERT)).contains("C", "S", "U");
 		assertThat(codes(calls, Script.RECUR_ADVANCE)).contains("O", "R", "P");
 		assertThat(codes(calls, Script.RECUR_CONTROL)).contains("O", "N");

@@ -2,7 +2,8 @@
 -- fence from the partition-wide counter, token '<nonce>:<fence>', state A, one more delivery, an entry in lease at
 -- now + leaseMs), appending 9 fields per task to a reply (id, token, envelope, a, v, m, d, c, u or ''). Hints of
 -- cancelled or moved tasks are skipped, broken data goes to dead as corrupt, a task past its expiry (xa) ends as
--- expired (id, a, c and xa of each appended to the list expired).
+-- expired (id, a, c and xa of each appended to the list expired). The queue's flow control (includes/flow.lua) may
+-- lease fewer than asked.
 -- uses: base, now, ready, lease, dead, stats, expiredTo
 --- @include "pread"
 --- @include "int"
@@ -10,6 +11,7 @@
 --- @include "deleteTask"
 --- @include "reasons"
 --- @include "outcome"
+--- @include "flow"
 
 -- The rule of Names.checkTaskId (1-64 ASCII letters, digits, '.', '-', '_', ':'): Java cannot take an id that breaks
 -- it, so leasing one would fail the whole call, and the same hint would come back at the head for ever.
@@ -34,12 +36,16 @@ local function expire(id, tk, r)
 end
 
 -- Leases up to n tasks, popping at most scanLimit hints and stopping once the payloads reach byteBudget (one task at
--- least); returns how many it leased and whether it left ready tasks behind.
+-- least); returns how many it leased, whether it left ready tasks behind, and, when the flow control stopped it with
+-- tasks left, when the queue may lease again (flowWait; else -1).
 local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
+  local limits = flowLimits()
+  local room = flowRoom(limits, n)
+  local fences = {}
   local claimed, more = 0, false
   local ghosts = int(redis.call('HGET', stats, 'ghost')) or 0
   local skipped, pops, bytes = 0, 0, 0
-  while claimed < n and pops < scanLimit do
+  while claimed < room and pops < scanLimit do
     if claimed > 0 and bytes >= byteBudget then
       more = redis.call('LLEN', ready) > 0
       break
@@ -83,12 +89,18 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
       redis.call('HSET', tk, 's', 'A', 'k', token, 'f', f, 'v', v)
       redis.call('ZADD', lease, now + leaseMs, id)
       claimed = claimed + 1
+      fences[claimed] = f
       bytes = bytes + #payload
       for _, x in ipairs({id, token, payload, a, v, m, d, c, r[8] or ''}) do reply[#reply + 1] = x end
     end
   end
   if skipped > 0 and ghosts > 0 then bump('ghost', -math.min(skipped, ghosts)) end
   if claimed > 0 then bump('claimed', claimed) end
+  flowStarted(limits, fences)
+  if room < n and claimed >= room and redis.call('LLEN', ready) > 0 then
+    -- The limits stopped it, not a budget of this call: claiming again at once would find no room.
+    return claimed, false, flowWait(limits)
+  end
   if pops > 0 and (claimed >= n or pops >= scanLimit) and redis.call('LLEN', ready) > 0 then more = true end
-  return claimed, more
+  return claimed, more, -1
 end

@@ -1,0 +1,62 @@
+-- flow: a queue's flow control, from its meta hash's field fl = '<rateCount> <rateWindowMs> <globalConcurrency>'
+-- (0 turns that limit off; no field: no limits). The rate limit is a sliding window in Redis time: the ZSET starts
+-- holds the Redis time of every lease of the last rateWindowMs (member: the lease's fence, unique in the
+-- partition), and no lease is made while rateCount of them lie within the window, so no span of rateWindowMs ever
+-- holds more than rateCount leases. The global concurrency counts the entries of lease: a lease counts until it
+-- ends (ack, fail, release, recover, or reaped once its deadline and the grace have passed).
+-- uses: base, now
+--- @include "int"
+
+-- The limits, or nil for none (an unreadable field limits nothing: only this library writes it).
+local function flowLimits()
+  local fl = redis.call('HGET', base .. 'meta', 'fl')
+  if not fl then return nil end
+  local count, window, cap = string.match(fl, '^(%d+) (%d+) (%d+)$')
+  count, window, cap = int(count), int(window), int(cap)
+  if not (count and window and cap) or (count == 0 and cap == 0) or (count > 0 and window <= 0) then return nil end
+  return {count = count, window = window, cap = cap}
+end
+
+-- How many of n tasks the limits let one call lease now.
+local function flowRoom(limits, n)
+  if not limits then return n end
+  if limits.cap > 0 then n = math.min(n, limits.cap - redis.call('ZCARD', base .. 'lease')) end
+  if limits.count > 0 and n > 0 then
+    redis.call('ZREMRANGEBYSCORE', base .. 'starts', '-inf', now - limits.window)
+    n = math.min(n, limits.count - redis.call('ZCARD', base .. 'starts'))
+  end
+  return math.max(n, 0)
+end
+
+-- Counts leases (their fences) against the rate limit; the window's record expires with its last entry.
+local function flowStarted(limits, fences)
+  if limits and limits.count > 0 and #fences > 0 then
+    local args = {}
+    for _, f in ipairs(fences) do args[#args + 1] = now; args[#args + 1] = f end
+    redis.call('ZADD', base .. 'starts', unpack(args))
+    redis.call('PEXPIRE', base .. 'starts', limits.window)
+  end
+end
+
+-- When the queue may lease again once the limits stopped a call: 0 when a lease ends (global concurrency), the
+-- Redis time the oldest start leaves the rate window, or -1 when the limits leave room.
+local function flowWait(limits)
+  if not limits then return -1 end
+  if limits.cap > 0 and redis.call('ZCARD', base .. 'lease') >= limits.cap then return 0 end
+  if limits.count > 0 and redis.call('ZCARD', base .. 'starts') >= limits.count then
+    local oldest = redis.call('ZRANGE', base .. 'starts', 0, 0, 'WITHSCORES')
+    return (int(oldest[2]) or now) + limits.window
+  end
+  return -1
+end
+
+-- Leases ended here: a queue at its global concurrency gets no wake tokens from fanout, so one idle dispatcher per
+-- freed slot is woken while tasks wait in ready.
+local function freedSlots(count)
+  if count <= 0 then return end
+  local limits = flowLimits()
+  if not (limits and limits.cap > 0) then return end
+  local want = math.min(count, redis.call('LLEN', base .. 'ready'), 64,
+    limits.cap - redis.call('ZCARD', base .. 'lease')) - redis.call('LLEN', base .. 'wake')
+  for _ = 1, want do redis.call('RPUSH', base .. 'wake', 1) end
+end
