@@ -533,7 +533,10 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 			settings.setDelay(this.delay);
 			settings.setMultiplier(this.multiplier);
 			settings.setMaxDelay(this.maxDelay);
-			settings.setJitter(this.jitter);
+			// A zero delay has nothing to vary, and Spring's back-off divides the jitter
+			// by
+			// the delay: retry at once.
+			settings.setJitter(this.delay.isZero() ? Duration.ZERO : this.jitter);
 			settings.setExceptionIncludes(this.exceptionIncludes);
 			settings.setExceptionExcludes(this.exceptionExcludes);
 			return settings;

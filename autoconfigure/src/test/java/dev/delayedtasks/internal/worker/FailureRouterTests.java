@@ -125,6 +125,19 @@ class FailureRouterTests {
 	}
 
 	@Test
+	void aZeroDelayRetriesAtOnceWhateverTheJitter() {
+		// Spring's back-off divides the jitter by the delay: with the default jitter, a
+		// zero delay threw ArithmeticException on every failure.
+		FailureRouter router = new FailureRouter();
+		IllegalStateException failure = new IllegalStateException("x");
+		RetryPolicy global = retry(Map.of("delayed-tasks.retry.delay", "0s")).toRetryPolicy();
+		assertThat(router.route(failure, 0, global).retryDelay()).isEqualTo(Duration.ZERO);
+		assertThat(router.route(failure, 2, global).retryDelay()).isEqualTo(Duration.ZERO);
+		RetryPolicy queue = bind(Map.of("delayed-tasks.queues.fast.retry.delay", "0s")).retry("fast").toRetryPolicy();
+		assertThat(router.route(failure, 1, queue).retryDelay()).isEqualTo(Duration.ZERO);
+	}
+
+	@Test
 	void failuresThePolicyDoesNotRetryAreDeadLetteredAtOnce() {
 		RetryPolicy onlyIo = RetryPolicy.builder().includes(UncheckedIOException.class).build();
 		FailureRouter router = new FailureRouter();
