@@ -14,12 +14,15 @@ import java.util.regex.Pattern;
  * (units {@code ms}, {@code s}, {@code m}, {@code h}; {@code 100/s} is {@code 100/1s}).
  *
  * @param count the most starts in one window, at least 1
- * @param window the length of the window, at least one millisecond and in whole
- * milliseconds
+ * @param window the length of the window, at least one millisecond, at most
+ * {@link #LONGEST_WINDOW}, and in whole milliseconds
  * @author delayed-tasks
  * @since 0.1.0
  */
 public record RateLimit(int count, Duration window) {
+
+	/** The longest window: 366 days. */
+	public static final Duration LONGEST_WINDOW = Duration.ofDays(366);
 
 	private static final Pattern TEXT = Pattern.compile("\\s*(\\d{1,10})\\s*/\\s*(\\d{0,12})\\s*(ms|s|m|h)\\s*");
 
@@ -34,9 +37,10 @@ public record RateLimit(int count, Duration window) {
 		if (count < 1) {
 			throw new IllegalArgumentException("A rate limit's count must be at least 1, not " + count);
 		}
-		if (window == null || window.compareTo(Duration.ofMillis(1)) < 0 || window.toNanos() % 1_000_000 != 0) {
-			throw new IllegalArgumentException(
-					"A rate limit's window must be at least 1ms and in whole milliseconds, not " + window);
+		if (window == null || window.compareTo(Duration.ofMillis(1)) < 0 || window.compareTo(LONGEST_WINDOW) > 0
+				|| window.getNano() % 1_000_000 != 0) {
+			throw new IllegalArgumentException("A rate limit's window must be at least 1ms, at most "
+					+ LONGEST_WINDOW.toDays() + " days and in whole milliseconds, not " + window);
 		}
 	}
 
@@ -65,8 +69,10 @@ public record RateLimit(int count, Duration window) {
 			case "m" -> Duration.ofMinutes(amount);
 			default -> Duration.ofHours(amount);
 		};
-		if (window.isZero()) {
-			throw new IllegalArgumentException("'" + text + "' is not a rate limit: the window must be longer than 0");
+		if (window.isZero() || window.compareTo(LONGEST_WINDOW) > 0) {
+			throw new IllegalArgumentException(
+					"'" + text + "' is not a rate limit: the window must be longer than 0 and at most "
+							+ LONGEST_WINDOW.toDays() + " days");
 		}
 		return new RateLimit((int) count, window);
 	}

@@ -76,10 +76,11 @@ class RateLimitTests {
 	@Test
 	void constructorRejectsAWindowShorterThanOneMillisecondOrNotInWholeMilliseconds() {
 		for (Duration window : new Duration[] { Duration.ZERO, Duration.ofMillis(-1), Duration.ofNanos(999_999),
-				Duration.ofNanos(1_500_000), Duration.ofSeconds(1).plusNanos(1) }) {
+				Duration.ofNanos(1_500_000), Duration.ofSeconds(1).plusNanos(1), Duration.ofDays(366).plusMillis(1),
+				Duration.ofHours(3_000_000) }) {
 			assertThatIllegalArgumentException().as("window %s", window)
 				.isThrownBy(() -> new RateLimit(10, window))
-				.withMessageContaining("window must be at least 1ms and in whole milliseconds");
+				.withMessageContaining("window must be at least 1ms, at most 366 days and in whole milliseconds");
 		}
 		assertThatIllegalArgumentException().isThrownBy(() -> new RateLimit(10, null))
 			.withMessageContaining("window must be at least 1ms");

@@ -1,6 +1,8 @@
 package dev.delayedtasks.internal.store;
 
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.delayedtasks.QueueLimits;
 import dev.delayedtasks.RateLimit;
@@ -24,6 +26,11 @@ public final class FlowLimits {
 	/** The meta field of the configured limits the last start wrote. */
 	public static final String CONFIGURED_FIELD = "flc";
 
+	/** What flow.lua reads: three whole numbers and nothing else. */
+	private static final Pattern STORED = Pattern.compile("(\\d{1,16}) (\\d{1,16}) (\\d{1,16})");
+
+	private static final long LUA_INTEGERS = 1L << 53;
+
 	private FlowLimits() {
 	}
 
@@ -46,20 +53,25 @@ public final class FlowLimits {
 	 * scripts read it alike)
 	 */
 	public static QueueLimits decode(@Nullable String field) {
-		if (field == null) {
+		Matcher matcher = (field != null) ? STORED.matcher(field) : null;
+		if (matcher == null || !matcher.matches()) {
 			return QueueLimits.NONE;
 		}
-		String[] parts = field.split(" ");
 		try {
-			if (parts.length != 3) {
+			long count = Long.parseLong(matcher.group(1));
+			long window = Long.parseLong(matcher.group(2));
+			long cap = Long.parseLong(matcher.group(3));
+			if (Math.max(count, Math.max(window, cap)) >= LUA_INTEGERS) {
+				// flow.lua reads whole numbers below 2^53 only, and drops the field.
 				return QueueLimits.NONE;
 			}
-			long count = Long.parseLong(parts[0]);
-			long window = Long.parseLong(parts[1]);
-			long cap = Long.parseLong(parts[2]);
-			RateLimit rate = (count > 0 && window > 0 && count <= Integer.MAX_VALUE)
-					? new RateLimit((int) count, Duration.ofMillis(window)) : null;
-			return new QueueLimits(rate, (cap > 0 && cap <= Integer.MAX_VALUE) ? (Integer) (int) cap : null);
+			if (count > 0 && window <= 0) {
+				// flow.lua drops the whole field then, not only the rate limit.
+				return QueueLimits.NONE;
+			}
+			RateLimit rate = (count > 0) ? new RateLimit((int) Math.min(count, Integer.MAX_VALUE),
+					Duration.ofMillis(Math.min(window, RateLimit.LONGEST_WINDOW.toMillis()))) : null;
+			return new QueueLimits(rate, (cap > 0) ? (Integer) (int) Math.min(cap, Integer.MAX_VALUE) : null);
 		}
 		catch (NumberFormatException ex) {
 			return QueueLimits.NONE;

@@ -61,4 +61,5 @@ if released > 0 then
   redis.call('HINCRBY', stats, 'recovered', released)
   fanout()
 end
+freedSlots(cancelled) -- a cancelled task ends its lease too
 return {now, released, cancelled}

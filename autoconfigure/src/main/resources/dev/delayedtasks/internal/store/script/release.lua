@@ -59,4 +59,5 @@ end
 if cancelled > 0 then redis.call('HINCRBY', stats, 'canceled', cancelled) end
 if stale > 0 then redis.call('HINCRBY', stats, 'stale', stale) end
 if released > 0 then fanout() end
+freedSlots(cancelled) -- a cancelled task ends its lease too
 return reply
