@@ -81,7 +81,9 @@ end
 
 local stored = redis.call('HGET', meta, 'v')
 if stored and stored ~= layout then return {now, 'LAYOUT', stored} end
-if not stored then redis.call('HSET', meta, 'v', layout) end
+-- Always written, and first: a full Redis refuses a script at its first write of a command that may grow memory,
+-- and only there, so this call must refuse the whole batch before any DEL (which does not count) has run.
+redis.call('HSETNX', meta, 'v', layout)
 -- The earliest due time before this call, read once and only when a task is scheduled (false: none scheduled).
 local prevHead
 local function readHead()
