@@ -145,7 +145,7 @@ final class ClusterFormation {
 			return call.apply(connection.sync());
 		}
 		finally {
-			client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+			LettuceShutdown.shutdown(client);
 		}
 	}
 

@@ -101,7 +101,7 @@ final class RedisInfo {
 				this.connection = this.client.connect();
 			}
 			catch (RuntimeException ex) {
-				this.client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+				LettuceShutdown.shutdown(this.client);
 				throw new RedisStartFailedException("Cannot connect to Redis at " + uri + ": " + ex.getMessage(), ex);
 			}
 		}
@@ -113,7 +113,7 @@ final class RedisInfo {
 		@Override
 		public void close() {
 			this.connection.close();
-			this.client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+			LettuceShutdown.shutdown(this.client);
 		}
 
 	}

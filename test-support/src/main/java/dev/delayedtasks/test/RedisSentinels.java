@@ -202,7 +202,7 @@ public final class RedisSentinels implements RedisServer {
 			return call.apply(connection.sync());
 		}
 		finally {
-			client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+			LettuceShutdown.shutdown(client);
 		}
 	}
 
