@@ -98,6 +98,15 @@ public interface DelayedTaskListener {
 	}
 
 	/**
+	 * A handler threw {@link RateLimitedException}: the task went back to the head of its
+	 * queue without spending an attempt, and the queue is held.
+	 * @param context the run
+	 * @param retryAfter how long the queue is held, from when Redis recorded it
+	 */
+	default void rateLimited(TaskContext context, Duration retryAfter) {
+	}
+
+	/**
 	 * A task failed for good and was moved to the dead letters.
 	 * @param context the run
 	 * @param failure what the handler threw

@@ -215,6 +215,12 @@ public final class DelayedTaskMetrics implements DelayedTaskListener, MeterBinde
 	}
 
 	@Override
+	public void rateLimited(TaskContext context, Duration retryAfter) {
+		count("rate.limited", "Runs whose handler said the queue must slow down (RateLimitedException)",
+				handlerTags(context));
+	}
+
+	@Override
 	public void deadLettered(TaskContext context, Throwable failure, String reason) {
 		count("dead.lettered", "Tasks moved to the dead letters, by reason",
 				handlerTags(context).and("reason", reason));

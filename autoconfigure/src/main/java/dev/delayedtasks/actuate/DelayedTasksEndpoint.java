@@ -299,14 +299,17 @@ public class DelayedTasksEndpoint {
 	 * @param globalConcurrency the most tasks leased at once across all instances, or
 	 * {@code null} for no limit
 	 * @param leased tasks leased now, across all instances
+	 * @param heldUntil until when a handler's {@code RateLimitedException} holds the
+	 * queue (Redis time), or {@code null} when no hold is in force
 	 */
 	public record LimitsDescriptor(@Nullable String rateLimit, long startsInRateWindow,
-			@Nullable Integer globalConcurrency, long leased) {
+			@Nullable Integer globalConcurrency, long leased, @Nullable Instant heldUntil) {
 
 		static LimitsDescriptor of(QueueStats stats) {
 			QueueLimits limits = stats.limits();
 			return new LimitsDescriptor((limits.rateLimit() != null) ? limits.rateLimit().toString() : null,
-					stats.startsInRateWindow(), limits.globalConcurrency(), stats.active());
+					stats.startsInRateWindow(), limits.globalConcurrency(), stats.active(),
+					(stats.heldUntilMs() > 0) ? Instant.ofEpochMilli(stats.heldUntilMs()) : null);
 		}
 
 	}

@@ -597,8 +597,8 @@ class DelayedTaskMetricsIntegrationTests {
 				}
 
 				@Override
-				public List<ReleaseOutcome> release(String queue, List<Lease> leases) {
-					return store.release(queue, leases);
+				public List<ReleaseOutcome> release(String queue, List<Lease> leases, Duration hold) {
+					return store.release(queue, leases, hold);
 				}
 
 				@Override

@@ -116,7 +116,7 @@ class DelayedTasksHealthIndicatorTests {
 
 	private static QueueStats stats(String queue, String timerOwner) {
 		return new QueueStats(queue, System.currentTimeMillis(), 0, 0, 0, 0, -1, -1, timerOwner, 1000, false, "1",
-				QueueLimits.NONE, 0, Map.of());
+				QueueLimits.NONE, 0, 0, Map.of());
 	}
 
 	@SuppressWarnings("unchecked")

@@ -24,6 +24,8 @@ import org.jspecify.annotations.Nullable;
  * @param layoutVersion the stored layout version, or {@code null} before the first write
  * @param limits the queue's flow control in force
  * @param startsInRateWindow leases within its rate limit's window (0 without one)
+ * @param heldUntilMs Redis time until which a handler's "slow down" holds the queue, 0
+ * when no hold is in force
  * @param counters the counters of the queue's {@code stats} hash, by their stored field
  * names ({@link QueueCounter#field()})
  * @author delayed-tasks
@@ -31,7 +33,8 @@ import org.jspecify.annotations.Nullable;
  */
 public record QueueStats(String queue, long now, long scheduled, long ready, long active, long dead, long nextDueMs,
 		long oldestReadyDueMs, @Nullable String timerOwner, long timerTtlMs, boolean paused,
-		@Nullable String layoutVersion, QueueLimits limits, long startsInRateWindow, Map<String, Long> counters) {
+		@Nullable String layoutVersion, QueueLimits limits, long startsInRateWindow, long heldUntilMs,
+		Map<String, Long> counters) {
 
 	/**
 	 * How long the oldest ready task has waited since its due time.

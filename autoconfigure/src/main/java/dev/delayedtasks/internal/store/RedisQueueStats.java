@@ -45,7 +45,7 @@ public final class RedisQueueStats {
 				List.of(keys.sched(), keys.ready(), keys.lease(), keys.dead(), keys.stats(), keys.meta(), keys.timer()),
 				List.of(keys.base(), Integer.toString(HINT_SCAN)), queue, null));
 		Map<String, Long> counters = new LinkedHashMap<>();
-		for (int i = 13; i + 1 < reply.size(); i += 2) {
+		for (int i = 14; i + 1 < reply.size(); i += 2) {
 			counters.put(reply.text(i), reply.number(i + 1));
 		}
 		// Cancelled and rescheduled ready tasks leave hints behind that claims skip; a
@@ -55,7 +55,7 @@ public final class RedisQueueStats {
 		String layout = reply.text(10);
 		return new QueueStats(queue, reply.number(0), reply.number(1), ready, reply.number(3), reply.number(4),
 				reply.number(5), reply.number(6), owner.isEmpty() ? null : owner, reply.number(7), reply.number(9) == 1,
-				layout.isEmpty() ? null : layout, FlowLimits.decode(reply.text(11)), reply.number(12),
+				layout.isEmpty() ? null : layout, FlowLimits.decode(reply.text(11)), reply.number(12), reply.number(13),
 				Map.copyOf(counters));
 	}
 

@@ -231,11 +231,11 @@ public final class RedisTaskStore implements TaskStore {
 	}
 
 	@Override
-	public List<ReleaseOutcome> release(String queue, List<Lease> leases) {
+	public List<ReleaseOutcome> release(String queue, List<Lease> leases, Duration hold) {
 		PartitionKeys keys = this.settings.keys(queue);
 		List<String> keyList = new ArrayList<>(List.of(keys.ready(), keys.lease(), keys.wake(), keys.stats()));
-		List<String> args = new ArrayList<>(
-				List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()), Integer.toString(leases.size())));
+		List<String> args = new ArrayList<>(List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()),
+				Long.toString(Math.max(0, hold.toMillis())), Integer.toString(leases.size())));
 		for (Lease lease : leases) {
 			addTaskKeys(keyList, keys, lease);
 			args.add(lease.id().value());

@@ -126,12 +126,26 @@ public interface TaskStore {
 
 	/**
 	 * Give leased tasks back to the head of the ready list without counting a delivery
-	 * (graceful shutdown).
+	 * (graceful shutdown, a lease that ran out).
 	 * @param queue the queue
 	 * @param leases the leases
 	 * @return one outcome per lease
 	 */
-	List<ReleaseOutcome> release(String queue, List<Lease> leases);
+	default List<ReleaseOutcome> release(String queue, List<Lease> leases) {
+		return release(queue, leases, Duration.ZERO);
+	}
+
+	/**
+	 * Give leased tasks back to the head of the ready list without counting a delivery,
+	 * and hold the whole queue, on every instance, for {@code hold} from now in Redis
+	 * time: nothing of it is leased before then (a handler's "slow down"). A longer hold
+	 * in force stays.
+	 * @param queue the queue
+	 * @param leases the leases
+	 * @param hold how long to hold the queue, zero for no hold
+	 * @return one outcome per lease
+	 */
+	List<ReleaseOutcome> release(String queue, List<Lease> leases, Duration hold);
 
 	/**
 	 * Give back, without counting a delivery, the tasks that claims with the given nonces

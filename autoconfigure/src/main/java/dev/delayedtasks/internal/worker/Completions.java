@@ -3,7 +3,9 @@ package dev.delayedtasks.internal.worker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -11,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.delayedtasks.FailureReason;
+import dev.delayedtasks.RateLimitedException;
 import dev.delayedtasks.internal.store.Lease;
 import dev.delayedtasks.internal.store.TaskFailure;
 import dev.delayedtasks.internal.store.TaskStore;
@@ -101,11 +104,11 @@ final class Completions {
 	}
 
 	void succeeded(ActiveRun run, Duration runTime, @Nullable String result) {
-		enqueue(new Completion(run, null, null, runTime, result, false));
+		enqueue(new Completion(run, null, null, runTime, result, false, null));
 	}
 
 	void failed(ActiveRun run, Throwable failure, TaskFailure decision, Duration runTime) {
-		enqueue(new Completion(run, failure, decision, runTime, null, false));
+		enqueue(new Completion(run, failure, decision, runTime, null, false, null));
 	}
 
 	/**
@@ -115,7 +118,17 @@ final class Completions {
 	 * @param run the run
 	 */
 	void leaseLost(ActiveRun run) {
-		enqueue(new Completion(run, null, null, Duration.ZERO, null, true));
+		enqueue(new Completion(run, null, null, Duration.ZERO, null, true, null));
+	}
+
+	/**
+	 * A run whose handler threw {@link RateLimitedException}: its task is given back
+	 * without spending an attempt and its queue is held.
+	 * @param run the run
+	 * @param rateLimited what its handler threw
+	 */
+	void rateLimited(ActiveRun run, RateLimitedException rateLimited) {
+		enqueue(new Completion(run, null, null, Duration.ZERO, null, false, rateLimited.retryAfter()));
 	}
 
 	private void enqueue(Completion completion) {
@@ -242,7 +255,10 @@ final class Completions {
 
 	private void record(List<Completion> batch, AtomicBoolean running) {
 		List<Completion> lost = batch.stream().filter(Completion::leaseLost).toList();
-		List<Completion> successes = batch.stream().filter((c) -> !c.leaseLost() && c.failure() == null).toList();
+		List<Completion> held = batch.stream().filter((c) -> c.hold() != null).toList();
+		List<Completion> successes = batch.stream()
+			.filter((c) -> !c.leaseLost() && c.hold() == null && c.failure() == null)
+			.toList();
 		List<Completion> failures = batch.stream().filter((c) -> c.failure() != null).toList();
 		if (!lost.isEmpty()) {
 			try {
@@ -257,6 +273,20 @@ final class Completions {
 				logger.warn("Could not give back " + lost.size() + " task(s) of queue '" + this.queue
 						+ "' whose lease ran out; they run again after it expires: " + ex.getMessage());
 				lost.forEach((completion) -> this.heartbeat.untrack(completion.run()));
+			}
+		}
+		if (!held.isEmpty()) {
+			try {
+				// One hold for the batch: the longest any of its handlers asked for.
+				Duration hold = held.stream().map(Completion::hold).max(Comparator.naturalOrder()).orElseThrow();
+				List<ReleaseOutcome> outcomes = this.store.release(this.queue,
+						held.stream().map((c) -> c.run().lease()).toList(), hold);
+				for (int i = 0; i < held.size(); i++) {
+					heldBack(held.get(i), outcomes.get(i));
+				}
+			}
+			catch (RuntimeException ex) {
+				retryLater(held, ex, running);
 			}
 		}
 		try {
@@ -292,6 +322,27 @@ final class Completions {
 			case LOST -> {
 				logger.warn("Task " + run.lease().id() + " of queue '" + this.queue + "' was interrupted because its"
 						+ " lease ran out, and another worker had taken it over: it ran twice");
+				this.listeners.staleAcknowledgement(run.context());
+			}
+		}
+	}
+
+	private void heldBack(Completion completion, ReleaseOutcome outcome) {
+		ActiveRun run = completion.run();
+		Duration hold = Objects.requireNonNull(completion.hold());
+		this.heartbeat.untrack(run);
+		switch (outcome) {
+			case RELEASED -> {
+				logger.info("Task " + run.lease().id() + " of queue '" + this.queue + "' was rate limited by its"
+						+ " handler: given back without spending an attempt, the queue is held for " + hold.toMillis()
+						+ " ms");
+				this.listeners.rateLimited(run.context(), hold);
+			}
+			case CANCELLED ->
+				logger.info("Task " + run.lease().id() + " of queue '" + this.queue + "' was cancelled while it ran");
+			case LOST -> {
+				logger.warn("Task " + run.lease().id() + " of queue '" + this.queue + "' was rate limited by its"
+						+ " handler, but another worker had taken it over: it ran twice");
 				this.listeners.staleAcknowledgement(run.context());
 			}
 		}
@@ -376,8 +427,19 @@ final class Completions {
 		}
 	}
 
+	/**
+	 * One run's outcome to record.
+	 *
+	 * @param run the run
+	 * @param failure what its handler threw, when it failed
+	 * @param decision what the failure leads to, when it failed
+	 * @param runTime how long it ran
+	 * @param result its result to keep, when it succeeded
+	 * @param leaseLost whether it was stopped because its lease ran out
+	 * @param hold how long to hold the queue, when its handler was rate limited
+	 */
 	private record Completion(ActiveRun run, @Nullable Throwable failure, @Nullable TaskFailure decision,
-			Duration runTime, @Nullable String result, boolean leaseLost) {
+			Duration runTime, @Nullable String result, boolean leaseLost, @Nullable Duration hold) {
 
 	}
 

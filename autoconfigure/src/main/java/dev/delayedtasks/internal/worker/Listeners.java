@@ -93,6 +93,11 @@ public final class Listeners implements DelayedTaskListener {
 	}
 
 	@Override
+	public void rateLimited(TaskContext context, Duration retryAfter) {
+		each((listener) -> listener.rateLimited(context, retryAfter));
+	}
+
+	@Override
 	public void deadLettered(TaskContext context, Throwable failure, String reason) {
 		each((listener) -> listener.deadLettered(context, failure, reason));
 	}

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 
 import dev.delayedtasks.FailureReason;
+import dev.delayedtasks.RateLimitedException;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskTimeoutException;
 import dev.delayedtasks.internal.store.TaskFailure;
@@ -161,6 +162,11 @@ final class TaskRunner {
 			this.completions.succeeded(run, runTime, result.json);
 			return;
 		}
+		RateLimitedException rateLimited = rateLimited(failure);
+		if (rateLimited != null && decision == null) {
+			this.completions.rateLimited(run, rateLimited);
+			return;
+		}
 		this.completions.failed(run, failure, (decision != null) ? decision : route(failure, run.context()), runTime);
 		if (failure instanceof VirtualMachineError error && !(failure instanceof StackOverflowError)) {
 			// Recorded; now let the JVM see it.
@@ -251,6 +257,23 @@ final class TaskRunner {
 		catch (RuntimeException ex) {
 			logger.debug("Could not record the outcome of recurring occurrence " + context.id() + ": " + ex);
 		}
+	}
+
+	/**
+	 * The "slow down" a handler threw, itself or as the cause of what it threw.
+	 * @param failure what the handler threw
+	 * @return the exception, or {@code null} when it is another failure
+	 */
+	private static @Nullable RateLimitedException rateLimited(Throwable failure) {
+		Throwable current = failure;
+		// Bounded: a cause chain can loop.
+		for (int depth = 0; current != null && depth < 16; depth++) {
+			if (current instanceof RateLimitedException rateLimited) {
+				return rateLimited;
+			}
+			current = current.getCause();
+		}
+		return null;
 	}
 
 	private TaskFailure route(Throwable failure, TaskContext context) {

@@ -50,7 +50,7 @@ class QueueCounterTests {
 
 	@Test
 	void byDisplayNameListsEveryCounterOnceWithZeroForTheUncountedAndLeavesUnknownFieldsOut() {
-		QueueStats stats = new QueueStats("q", 0, 0, 0, 0, 0, -1, -1, null, -1, false, null, QueueLimits.NONE, 0,
+		QueueStats stats = new QueueStats("q", 0, 0, 0, 0, 0, -1, -1, null, -1, false, null, QueueLimits.NONE, 0, 0,
 				Map.of("enq", 3L, "canceled", 1L, "fence", 7L, "from-a-newer-version", 5L));
 		Map<String, Long> counters = QueueCounter.byDisplayName(stats);
 		assertThat(counters.keySet()).containsExactly(

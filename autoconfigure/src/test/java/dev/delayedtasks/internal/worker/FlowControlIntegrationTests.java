@@ -20,8 +20,6 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.internal.store.PartitionKeys;
-import dev.delayedtasks.internal.store.TaskHandoff;
-import dev.delayedtasks.internal.store.TaskHandoffs;
 import dev.delayedtasks.internal.worker.RunLog.Run;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
@@ -86,7 +84,7 @@ class FlowControlIntegrationTests {
 				warmUp(instance, queue + "-warm", log);
 			}
 			for (AssertableApplicationContext instance : List.of(a, b, c)) {
-				awaitIdle(instance, queue);
+				IdleDispatcher.waitFor(instance, queue);
 			}
 			List<TaskRequest> requests = new ArrayList<>();
 			for (int i = 0; i < tasks; i++) {
@@ -143,7 +141,7 @@ class FlowControlIntegrationTests {
 			PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), queue);
 			assertThat(template.opsForHash().get(keys.meta(), "fl")).isEqualTo("0 0 5");
 			for (AssertableApplicationContext instance : List.of(a, b, c)) {
-				awaitIdle(instance, queue);
+				IdleDispatcher.waitFor(instance, queue);
 			}
 			List<TaskRequest> requests = new ArrayList<>();
 			for (int i = 0; i < tasks; i++) {
@@ -279,8 +277,8 @@ class FlowControlIntegrationTests {
 		instances.withPropertyValues("test.instance=a").run((a) -> {
 			instances.withPropertyValues("test.instance=b").run((b) -> {
 				await().atMost(Duration.ofSeconds(5)).until(() -> new QueueLimits(null, 1).equals(limits(b, queue)));
-				awaitIdle(a, queue);
-				awaitIdle(b, queue);
+				IdleDispatcher.waitFor(a, queue);
+				IdleDispatcher.waitFor(b, queue);
 				List<TaskRequest> requests = new ArrayList<>();
 				for (int i = 0; i < tasks; i++) {
 					requests.add(TaskRequest.of(queue, new Job(i)));
@@ -332,7 +330,7 @@ class FlowControlIntegrationTests {
 		instance.run((context) -> {
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> new QueueLimits(RateLimit.parse("4/1s"), null).equals(limits(context, queue)));
-			awaitIdle(context, queue);
+			IdleDispatcher.waitFor(context, queue);
 			List<TaskRequest> requests = new ArrayList<>();
 			for (int i = 0; i < 4; i++) {
 				requests.add(TaskRequest.of(queue, new Job(i)));
@@ -377,10 +375,10 @@ class FlowControlIntegrationTests {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			// Each time the dispatcher waits for work with room to spare: without flow
 			// control the schedule call would lease the task for it.
-			awaitIdle(context, queue);
+			IdleDispatcher.waitFor(context, queue);
 			scheduler.schedule(TaskRequest.of(queue, new Job(1)));
 			await().atMost(Duration.ofSeconds(5)).until(() -> log.size() == 1);
-			awaitIdle(context, queue);
+			IdleDispatcher.waitFor(context, queue);
 			scheduler.schedule(TaskRequest.of(queue, new Job(2)));
 			Thread.sleep(500);
 			assertThat(log.size()).as("runs while the first holds the only slot").isEqualTo(1);
@@ -388,7 +386,7 @@ class FlowControlIntegrationTests {
 			// lets it take the second task, beside the first.
 			context.getBean(QueueControl.class).setLimits(queue, new QueueLimits(null, 2));
 			await().atMost(Duration.ofSeconds(2)).until(() -> log.size() == 2);
-			awaitIdle(context, queue);
+			IdleDispatcher.waitFor(context, queue);
 			scheduler.schedule(TaskRequest.of(queue, new Job(3)));
 			Thread.sleep(500);
 			assertThat(log.size()).as("runs while the first two hold both slots").isEqualTo(2);
@@ -409,10 +407,10 @@ class FlowControlIntegrationTests {
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> new QueueLimits(RateLimit.parse("1/1h"), null).equals(limits(context, queue)));
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
-			awaitIdle(context, queue);
+			IdleDispatcher.waitFor(context, queue);
 			scheduler.schedule(TaskRequest.of(queue, new Job(1)));
 			await().atMost(Duration.ofSeconds(5)).until(() -> finished(log.runs()) == 1);
-			awaitIdle(context, queue);
+			IdleDispatcher.waitFor(context, queue);
 			scheduler.schedule(TaskRequest.of(queue, new Job(2)));
 			Thread.sleep(1500);
 			assertThat(log.size()).as("runs while the hour's one start is used").isEqualTo(1);
@@ -509,24 +507,10 @@ class FlowControlIntegrationTests {
 		DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 		for (int i = 0; i < 10; i++) {
 			int before = ofQueue(log, queue).size();
-			awaitIdle(context, queue);
+			IdleDispatcher.waitFor(context, queue);
 			scheduler.schedule(TaskRequest.of(queue, new Job(-1)));
 			await().atMost(Duration.ofSeconds(5)).until(() -> ofQueue(log, queue).size() > before);
 		}
-	}
-
-	private static void awaitIdle(AssertableApplicationContext context, String queue) {
-		// The dispatcher's last claim found nothing it could take and it waits on the
-		// wake list: only then would a schedule call hand it a task.
-		TaskHandoffs handoffs = context.getBean(TaskHandoffs.class);
-		await().atMost(Duration.ofSeconds(5)).until(() -> {
-			TaskHandoff.Reservation probe = handoffs.reserve(queue, 1);
-			if (probe == null) {
-				return false;
-			}
-			probe.accept(List.of(), 0, System.nanoTime());
-			return true;
-		});
 	}
 
 	@FunctionalInterface

@@ -78,7 +78,7 @@ class ScriptedTaskStore implements TaskStore {
 	}
 
 	@Override
-	public List<ReleaseOutcome> release(String queue, List<Lease> leases) {
+	public List<ReleaseOutcome> release(String queue, List<Lease> leases, Duration hold) {
 		this.released.addAll(leases);
 		return Collections.nCopies(leases.size(), ReleaseOutcome.RELEASED);
 	}

@@ -1,5 +1,7 @@
--- release: graceful shutdown, or a run whose lease ran out: hand leased tasks back to the head of ready without
--- counting the delivery (a token that no longer matches is counted stale: another worker has the task).
+-- release: graceful shutdown, a run whose lease ran out, or a handler's "slow down": hand leased tasks back to the
+-- head of ready without counting the delivery (a token that no longer matches is counted stale: another worker has
+-- the task). A hold (holdMs > 0) also holds the whole queue until now + holdMs (meta field fh, includes/flow.lua; a
+-- longer hold in force stays), whether or not a task was released.
 -- KEYS (fixed 4, per item 4):
 --   1 ready  LIST    ready id hints
 --   2 lease  ZSET    id -> lease deadline ms
@@ -8,7 +10,7 @@
 --   per item: t:<id> HASH task, p:<id> STRING payload, e:<id> STRING last error, u:<digest> STRING (base..'u:' if none)
 --   (a released task's hash gets rl = '1': recur_advance admits a released occurrence again)
 --   derived from ARGV base (same hash tag), for the flow control of includes/flow.lua: meta HASH
--- ARGV: 1 base, 2 fanoutBatch, 3 count, then per item 2: id, token
+-- ARGV: 1 base, 2 fanoutBatch, 3 holdMs (0: none), 4 count, then per item 2: id, token
 -- Reply: {now, then per item a code: 'O' released | 'C' cancel was requested, task deleted |
 --   'L' lost (missing, token mismatch or unreadable; nothing changed)}
 -- keys: fixed=4 per-item=4
@@ -19,10 +21,15 @@ redis.replicate_commands()
 
 local ready, lease, wake, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 
-local base, fanoutBatch, items = ARGV[1], int(ARGV[2]), int(ARGV[3])
-if not (base and fanoutBatch and fanoutBatch >= 1 and items and items >= 0 and #KEYS == 4 + 4 * items
-    and #ARGV == 3 + 2 * items) then
+local base, fanoutBatch, holdMs, items = ARGV[1], int(ARGV[2]), int(ARGV[3]), int(ARGV[4])
+if not (base and fanoutBatch and fanoutBatch >= 1 and holdMs and holdMs >= 0 and items and items >= 0
+    and #KEYS == 4 + 4 * items and #ARGV == 4 + 2 * items) then
   return redis.error_reply('ERR release: KEYS/ARGV do not match the item count')
+end
+if holdMs > 0 then
+  -- Before the tasks go back: the wake tokens of fanout then find the queue held.
+  local held = int(redis.call('HGET', base .. 'meta', 'fh')) or 0
+  if held < now + holdMs then redis.call('HSET', base .. 'meta', 'fh', now + holdMs) end
 end
 
 --- @include "fanout"
@@ -30,7 +37,7 @@ end
 local reply, released, cancelled, stale = {now}, 0, 0, 0
 for i = 0, items - 1 do
   local tk, pk, ek, uk = KEYS[5 + 4 * i], KEYS[6 + 4 * i], KEYS[7 + 4 * i], KEYS[8 + 4 * i]
-  local id, token = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
+  local id, token = ARGV[5 + 2 * i], ARGV[6 + 2 * i]
   local r = pread('HMGET', tk, 'k', 'v', 'cr')
   local code = 'L'
   if r.err or r[1] ~= token then

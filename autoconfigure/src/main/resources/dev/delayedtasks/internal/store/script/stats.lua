@@ -12,7 +12,8 @@
 -- ARGV: 1 base, 2 hintScan (max ready hints inspected for the oldest ready due time)
 -- Reply: {now, ZCARD sched, LLEN ready, ZCARD lease, ZCARD dead, nextDue or -1, oldestReadyDue or -1, PTTL timer,
 --   timer owner or '', paused (0/1), layout version or '', limits (meta field fl) or '', starts (leases within the
---   rate limit's window, 0 without one), then the stats hash flattened: name, value, ...}
+--   rate limit's window, 0 without one), held until (Redis ms of a hold in force, else 0), then the stats hash
+--   flattened: name, value, ...}
 --   (stored field names, such as enq or canceled; Java's QueueCounter maps them to the names users see)
 -- keys: fixed=7 per-item=0
 redis.replicate_commands()
@@ -47,5 +48,6 @@ local limits = flowLimits()
 reply[12] = redis.call('HGET', meta, 'fl') or ''
 reply[13] = (limits and limits.count > 0)
   and redis.call('ZCOUNT', base .. 'starts', '(' .. (now - limits.window), '+inf') or 0
+reply[14] = limits and limits.hold or 0
 for _, x in ipairs(redis.call('HGETALL', stats)) do reply[#reply + 1] = x end
 return reply

@@ -3,23 +3,30 @@
 -- holds the Redis time of every lease of the last rateWindowMs (member: the lease's fence, unique in the
 -- partition), and no lease is made while rateCount of them lie within the window, so no span of rateWindowMs ever
 -- holds more than rateCount leases. The global concurrency counts the entries of lease: a lease counts until it
--- ends (ack, fail, release, recover, or reaped once its deadline and the grace have passed).
+-- ends (ack, fail, release, recover, or reaped once its deadline and the grace have passed). The field fh holds the
+-- Redis time until which a handler's "slow down" holds the whole queue (release.lua): no lease before it.
 -- uses: base, now
 --- @include "int"
 
 -- The limits, or nil for none (an unreadable field limits nothing: only this library writes it).
 local function flowLimits()
-  local fl = redis.call('HGET', base .. 'meta', 'fl')
-  if not fl then return nil end
-  local count, window, cap = string.match(fl, '^(%d+) (%d+) (%d+)$')
+  local m = redis.call('HMGET', base .. 'meta', 'fl', 'fh')
+  local hold = int(m[2]) or 0
+  if hold <= now then hold = 0 end
+  local count, window, cap
+  if m[1] then count, window, cap = string.match(m[1], '^(%d+) (%d+) (%d+)$') end
   count, window, cap = int(count), int(window), int(cap)
-  if not (count and window and cap) or (count == 0 and cap == 0) or (count > 0 and window <= 0) then return nil end
-  return {count = count, window = window, cap = cap}
+  if not (count and window and cap) or (count == 0 and cap == 0) or (count > 0 and window <= 0) then
+    if hold == 0 then return nil end
+    count, window, cap = 0, 0, 0
+  end
+  return {count = count, window = window, cap = cap, hold = hold}
 end
 
 -- How many of n tasks the limits let one call lease now.
 local function flowRoom(limits, n)
   if not limits then return n end
+  if limits.hold > 0 then return 0 end
   if limits.cap > 0 then n = math.min(n, limits.cap - redis.call('ZCARD', base .. 'lease')) end
   if limits.count > 0 and n > 0 then
     redis.call('ZREMRANGEBYSCORE', base .. 'starts', '-inf', now - limits.window)
@@ -38,10 +45,11 @@ local function flowStarted(limits, fences)
   end
 end
 
--- When the queue may lease again once the limits stopped a call: 0 when a lease ends (global concurrency), the
--- Redis time the oldest start leaves the rate window, or -1 when the limits leave room.
+-- When the queue may lease again once the limits stopped a call: the end of a hold, 0 when a lease ends (global
+-- concurrency), the Redis time the oldest start leaves the rate window, or -1 when the limits leave room.
 local function flowWait(limits)
   if not limits then return -1 end
+  if limits.hold > 0 then return limits.hold end
   if limits.cap > 0 and redis.call('ZCARD', base .. 'lease') >= limits.cap then return 0 end
   if limits.count > 0 and redis.call('ZCARD', base .. 'starts') >= limits.count then
     local oldest = redis.call('ZRANGE', base .. 'starts', 0, 0, 'WITHSCORES')

@@ -1,0 +1,76 @@
+package dev.delayedtasks;
+
+import java.time.Duration;
+
+/**
+ * Thrown by a handler when the system behind it says "slow down" (an HTTP 429 with its
+ * {@code Retry-After}, a quota used up): the task goes back to the head of its queue
+ * without spending an attempt or a delivery, and the whole queue is held, on every
+ * instance, for {@link #retryAfter()} in Redis time (a longer hold in force stays). The
+ * task runs again, first of its queue, once the hold ends. Counted per queue by the
+ * {@code delayed.tasks.rate.limited} meter and told to
+ * {@link DelayedTaskListener#rateLimited listeners}; see docs/flow-control.md.
+ * <p>
+ * Recognised when the handler throws it or an exception caused by it. A task that the
+ * downstream refuses for ever keeps coming back without ever dead-lettering: bound it in
+ * the handler (for example by {@link TaskContext#deliveryCount()} or the task's age) and
+ * throw another exception then.
+ *
+ * @author delayed-tasks
+ * @since 0.1.0
+ */
+public class RateLimitedException extends DelayedTaskException {
+
+	/** The longest hold a handler may ask for. */
+	public static final Duration LONGEST_RETRY_AFTER = Duration.ofDays(1);
+
+	private final Duration retryAfter;
+
+	/**
+	 * Create an exception.
+	 * @param retryAfter how long to hold the queue: more than zero, at most
+	 * {@link #LONGEST_RETRY_AFTER}; rounded up to whole milliseconds
+	 * @throws IllegalArgumentException when {@code retryAfter} is out of that range
+	 */
+	public RateLimitedException(Duration retryAfter) {
+		super(message(retryAfter));
+		this.retryAfter = check(retryAfter);
+	}
+
+	/**
+	 * Create an exception with a cause.
+	 * @param retryAfter how long to hold the queue: more than zero, at most
+	 * {@link #LONGEST_RETRY_AFTER}; rounded up to whole milliseconds
+	 * @param cause what the downstream said
+	 * @throws IllegalArgumentException when {@code retryAfter} is out of that range
+	 */
+	public RateLimitedException(Duration retryAfter, Throwable cause) {
+		super(message(retryAfter), cause);
+		this.retryAfter = check(retryAfter);
+	}
+
+	/**
+	 * How long the queue is held.
+	 * @return the hold, whole milliseconds
+	 */
+	public Duration retryAfter() {
+		return this.retryAfter;
+	}
+
+	private static String message(Duration retryAfter) {
+		return "Rate limited: the queue is held for " + check(retryAfter).toMillis() + " ms";
+	}
+
+	private static Duration check(Duration retryAfter) {
+		if (retryAfter == null || retryAfter.isNegative() || retryAfter.isZero()) {
+			throw new IllegalArgumentException("retryAfter must be more than zero, but was " + retryAfter);
+		}
+		if (retryAfter.compareTo(LONGEST_RETRY_AFTER) > 0) {
+			throw new IllegalArgumentException(
+					"retryAfter must be at most " + LONGEST_RETRY_AFTER + ", but was " + retryAfter);
+		}
+		Duration millis = Duration.ofMillis(retryAfter.toMillis());
+		return millis.equals(retryAfter) ? millis : millis.plusMillis(1);
+	}
+
+}
