@@ -40,6 +40,17 @@ public final class Names {
 	}
 
 	/**
+	 * Check a rate key ({@link TaskRequest#rateKey(String)}).
+	 * @param rateKey the key
+	 * @return the key
+	 * @throws InvalidTaskRequestException naming the value and the rule when it is
+	 * invalid
+	 */
+	public static String checkRateKey(String rateKey) {
+		return check("Rate key", rateKey, true);
+	}
+
+	/**
 	 * Check a key prefix ({@code delayed-tasks.key-prefix}).
 	 * @param prefix the prefix
 	 * @return the prefix

@@ -36,12 +36,15 @@ import org.jspecify.annotations.Nullable;
  * {@code null}
  * @param expireAfter how long after it is stored, by Redis's clock, the task is never run
  * any more, or {@code null}
+ * @param rateKey the key whose rate limit the task's start counts against
+ * ({@code delayed-tasks.queues.<queue>.key-rate-limit}), or {@code null}
  * @author delayed-tasks
  * @since 0.1.0
  */
 public record TaskRequest(String queue, @Nullable Object payload, @Nullable Duration delay, @Nullable Instant runAt,
 		@Nullable TaskId id, @Nullable String uniqueKey, @Nullable Duration uniqueFor, @Nullable Integer maxAttempts,
-		Map<String, String> headers, Sending sending, @Nullable Instant expiresAt, @Nullable Duration expireAfter) {
+		Map<String, String> headers, Sending sending, @Nullable Instant expiresAt, @Nullable Duration expireAfter,
+		@Nullable String rateKey) {
 
 	/**
 	 * Create a request, copying the headers.
@@ -64,10 +67,35 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 * {@code null}
 	 * @param expireAfter how long after it is stored, by Redis's clock, the task is never
 	 * run any more, or {@code null}
+	 * @param rateKey the key whose rate limit the task's start counts against, or
+	 * {@code null}
 	 */
 	public TaskRequest {
 		headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
 		sending = (sending != null) ? sending : Sending.DEFAULT;
+	}
+
+	/**
+	 * Create a request without a rate key.
+	 * @param queue the queue
+	 * @param payload the payload
+	 * @param delay the delay, or {@code null}
+	 * @param runAt the instant, or {@code null}
+	 * @param id a caller-supplied id, or {@code null}
+	 * @param uniqueKey the unique key, or {@code null}
+	 * @param uniqueFor the uniqueness window, or {@code null}
+	 * @param maxAttempts the max attempts, or {@code null}
+	 * @param headers the headers
+	 * @param sending when the task is sent inside a Spring-managed transaction
+	 * @param expiresAt the expiry instant, or {@code null}
+	 * @param expireAfter the expiry after storing, or {@code null}
+	 */
+	public TaskRequest(String queue, @Nullable Object payload, @Nullable Duration delay, @Nullable Instant runAt,
+			@Nullable TaskId id, @Nullable String uniqueKey, @Nullable Duration uniqueFor,
+			@Nullable Integer maxAttempts, Map<String, String> headers, Sending sending, @Nullable Instant expiresAt,
+			@Nullable Duration expireAfter) {
+		this(queue, payload, delay, runAt, id, uniqueKey, uniqueFor, maxAttempts, headers, sending, expiresAt,
+				expireAfter, null);
 	}
 
 	/**
@@ -140,7 +168,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest delay(Duration delay) {
 		return new TaskRequest(this.queue, this.payload, delay, null, this.id, this.uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey);
 	}
 
 	/**
@@ -151,7 +179,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest at(Instant runAt) {
 		return new TaskRequest(this.queue, this.payload, null, runAt, this.id, this.uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey);
 	}
 
 	/**
@@ -172,7 +200,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest id(TaskId id) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, id, this.uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey);
 	}
 
 	/**
@@ -183,7 +211,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest uniqueKey(String uniqueKey) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey);
 	}
 
 	/**
@@ -195,7 +223,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest uniqueFor(Duration uniqueFor) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey, uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey);
 	}
 
 	/**
@@ -206,7 +234,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest maxAttempts(int maxAttempts) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
-				this.uniqueFor, maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter);
+				this.uniqueFor, maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter,
+				this.rateKey);
 	}
 
 	/**
@@ -219,7 +248,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 		Map<String, String> copy = new LinkedHashMap<>(this.headers);
 		copy.put(name, value);
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
-				this.uniqueFor, this.maxAttempts, copy, this.sending, this.expiresAt, this.expireAfter);
+				this.uniqueFor, this.maxAttempts, copy, this.sending, this.expiresAt, this.expireAfter, this.rateKey);
 	}
 
 	/**
@@ -234,7 +263,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest expiresAt(Instant expiresAt) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
-				this.uniqueFor, this.maxAttempts, this.headers, this.sending, expiresAt, null);
+				this.uniqueFor, this.maxAttempts, this.headers, this.sending, expiresAt, null, this.rateKey);
 	}
 
 	/**
@@ -247,7 +276,23 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest expireAfter(Duration expireAfter) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
-				this.uniqueFor, this.maxAttempts, this.headers, this.sending, null, expireAfter);
+				this.uniqueFor, this.maxAttempts, this.headers, this.sending, null, expireAfter, this.rateKey);
+	}
+
+	/**
+	 * Count the task's start against the rate limit of {@code rateKey}
+	 * ({@code delayed-tasks.queues.<queue>.key-rate-limit}, for example one customer's
+	 * quota at a partner API): while that key is at its limit, its tasks are set aside
+	 * until it has room and the queue's other tasks run on. Without a key rate limit on
+	 * the queue, the key changes nothing.
+	 * @param rateKey 1 to 64 ASCII letters, digits, {@code .}, {@code -}, {@code _} or
+	 * {@code :}, checked when the task is scheduled
+	 * @return a new request
+	 */
+	public TaskRequest rateKey(String rateKey) {
+		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
+				this.uniqueFor, this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter,
+				rateKey);
 	}
 
 	/**
@@ -277,7 +322,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	public TaskRequest afterCommit(boolean afterCommit) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
 				this.uniqueFor, this.maxAttempts, this.headers, afterCommit ? Sending.AFTER_COMMIT : Sending.AT_ONCE,
-				this.expiresAt, this.expireAfter);
+				this.expiresAt, this.expireAfter, this.rateKey);
 	}
 
 	/**

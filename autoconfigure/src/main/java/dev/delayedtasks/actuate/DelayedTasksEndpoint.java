@@ -177,12 +177,14 @@ public class DelayedTasksEndpoint {
 	 * @param rateLimit with {@code limits}: the rate limit, {@code count/window} or
 	 * {@code none}
 	 * @param globalConcurrency with {@code limits}: the global concurrency, 0 for none
+	 * @param keyRateLimit with {@code limits}: the rate limit of each rate key,
+	 * {@code count/window} or {@code none}
 	 * @return what was done, or {@code null} when the queue is unknown
 	 */
 	@WriteOperation
 	public @Nullable ActionDescriptor queueAction(@Selector String queue, String action, @Nullable String rateLimit,
-			@Nullable Integer globalConcurrency) {
-		return this.actions.queueAction(queue, action, rateLimit, globalConcurrency);
+			@Nullable Integer globalConcurrency, @Nullable String keyRateLimit) {
+		return this.actions.queueAction(queue, action, rateLimit, globalConcurrency, keyRateLimit);
 	}
 
 	/**
@@ -299,16 +301,20 @@ public class DelayedTasksEndpoint {
 	 * @param globalConcurrency the most tasks leased at once across all instances, or
 	 * {@code null} for no limit
 	 * @param leased tasks leased now, across all instances
+	 * @param keyRateLimit the rate limit of each rate key as {@code count/window}, or
+	 * {@code null} for none
 	 * @param heldUntil until when a handler's {@code RateLimitedException} holds the
 	 * queue (Redis time), or {@code null} when no hold is in force
 	 */
 	public record LimitsDescriptor(@Nullable String rateLimit, long startsInRateWindow,
-			@Nullable Integer globalConcurrency, long leased, @Nullable Instant heldUntil) {
+			@Nullable Integer globalConcurrency, long leased, @Nullable String keyRateLimit,
+			@Nullable Instant heldUntil) {
 
 		static LimitsDescriptor of(QueueStats stats) {
 			QueueLimits limits = stats.limits();
 			return new LimitsDescriptor((limits.rateLimit() != null) ? limits.rateLimit().toString() : null,
 					stats.startsInRateWindow(), limits.globalConcurrency(), stats.active(),
+					(limits.keyRateLimit() != null) ? limits.keyRateLimit().toString() : null,
 					(stats.heldUntilMs() > 0) ? Instant.ofEpochMilli(stats.heldUntilMs()) : null);
 		}
 

@@ -43,11 +43,13 @@ public class DelayedTasksEndpointWebExtension {
 	 * {@code null} to keep it
 	 * @param globalConcurrency with {@code limits}: 0 for none, or {@code null} to keep
 	 * it
+	 * @param keyRateLimit with {@code limits}: {@code count/window}, {@code none}, or
+	 * {@code null} to keep it
 	 * @return the response
 	 */
 	@WriteOperation
 	public WebEndpointResponse<? extends OperationResponseBody> queueAction(@Selector String queue, String action,
-			@Nullable String rateLimit, @Nullable Integer globalConcurrency) {
+			@Nullable String rateLimit, @Nullable Integer globalConcurrency, @Nullable String keyRateLimit) {
 		if ("remove".equals(action)) {
 			QueueRemoval removal = this.endpoint.remove(queue);
 			if (removal == null) {
@@ -58,7 +60,7 @@ public class DelayedTasksEndpointWebExtension {
 			}
 			return new WebEndpointResponse<>(new ActionDescriptor(queue, null, action, 1));
 		}
-		return respond(this.endpoint.queueAction(queue, action, rateLimit, globalConcurrency));
+		return respond(this.endpoint.queueAction(queue, action, rateLimit, globalConcurrency, keyRateLimit));
 	}
 
 	/**

@@ -65,18 +65,20 @@ final class EndpointActions {
 	 * {@code null} to keep it
 	 * @param globalConcurrency with {@code limits}: the global concurrency, 0 for none,
 	 * or {@code null} to keep it
+	 * @param keyRateLimit with {@code limits}: {@code count/window}, {@code none}, or
+	 * {@code null} to keep it
 	 * @return what was done, or {@code null} when the queue is unknown
 	 */
 	@Nullable ActionDescriptor queueAction(String queue, String action, @Nullable String rateLimit,
-			@Nullable Integer globalConcurrency) {
+			@Nullable Integer globalConcurrency, @Nullable String keyRateLimit) {
 		checkQueue(queue);
 		// An invalid request is invalid (400) whether or not the queue is known (404).
 		if (!QUEUE_ACTIONS.contains(action)) {
 			throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a queue",
 					"Unknown action '" + action + "': use pause, resume, redrive, remove or limits");
 		}
-		Function<QueueLimits, QueueLimits> change = "limits".equals(action) ? limitsChange(rateLimit, globalConcurrency)
-				: Function.identity();
+		Function<QueueLimits, QueueLimits> change = "limits".equals(action)
+				? limitsChange(rateLimit, globalConcurrency, keyRateLimit) : Function.identity();
 		if (!this.isKnown.test(queue)) {
 			return null;
 		}
@@ -153,27 +155,35 @@ final class EndpointActions {
 	 * @param rateLimit the rate limit, {@code none}, or {@code null} to keep it
 	 * @param globalConcurrency the global concurrency, 0 for none, or {@code null} to
 	 * keep it
+	 * @param keyRateLimit the rate limit of each rate key, {@code none}, or {@code null}
+	 * to keep it
 	 * @return the limits after the change, from those before it
 	 */
 	private static Function<QueueLimits, QueueLimits> limitsChange(@Nullable String rateLimit,
-			@Nullable Integer globalConcurrency) {
-		if (rateLimit == null && globalConcurrency == null) {
-			String reason = "Action 'limits' needs rateLimit (count/window, or none) or globalConcurrency (0 for none)";
+			@Nullable Integer globalConcurrency, @Nullable String keyRateLimit) {
+		if (rateLimit == null && globalConcurrency == null && keyRateLimit == null) {
+			String reason = "Action 'limits' needs rateLimit (count/window, or none), globalConcurrency (0 for none)"
+					+ " or keyRateLimit (count/window, or none)";
 			throw new InvalidEndpointRequestException(reason, reason);
 		}
-		RateLimit rate;
-		try {
-			rate = (rateLimit == null || "none".equals(rateLimit)) ? null : RateLimit.parse(rateLimit);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidEndpointRequestException(ex.getMessage(), "rateLimit " + ex.getMessage());
-		}
+		RateLimit rate = rateOrNone("rateLimit", rateLimit);
+		RateLimit keyRate = rateOrNone("keyRateLimit", keyRateLimit);
 		if (globalConcurrency != null && globalConcurrency < 0) {
 			throw new InvalidEndpointRequestException("globalConcurrency " + globalConcurrency + " is negative",
 					"globalConcurrency must be at least 1, or 0 for none, not " + globalConcurrency);
 		}
 		return (before) -> new QueueLimits((rateLimit != null) ? rate : before.rateLimit(),
-				(globalConcurrency != null) ? concurrencyOrNone(globalConcurrency) : before.globalConcurrency());
+				(globalConcurrency != null) ? concurrencyOrNone(globalConcurrency) : before.globalConcurrency(),
+				(keyRateLimit != null) ? keyRate : before.keyRateLimit());
+	}
+
+	private static @Nullable RateLimit rateOrNone(String name, @Nullable String value) {
+		try {
+			return (value == null || "none".equals(value)) ? null : RateLimit.parse(value);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(name + " " + ex.getMessage(), name + " " + ex.getMessage());
+		}
 	}
 
 	private static @Nullable Integer concurrencyOrNone(int globalConcurrency) {

@@ -149,7 +149,8 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 */
 	public QueueLimits limits(String queue) {
 		Queue overrides = this.queues.get(queue);
-		return (overrides != null) ? new QueueLimits(overrides.rateLimit(), overrides.globalConcurrency())
+		return (overrides != null)
+				? new QueueLimits(overrides.rateLimit(), overrides.globalConcurrency(), overrides.keyRateLimit())
 				: QueueLimits.NONE;
 	}
 
@@ -318,9 +319,14 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * instance starts with a different configured value.
 	 * @param globalConcurrency Most tasks of this queue leased at once across all
 	 * instances. Initial value, as for rate-limit.
+	 * @param keyRateLimit Most starts of this queue's tasks with one rate key
+	 * (TaskRequest.rateKey) in any span of the window, for every key apart, across all
+	 * instances, written count/window (for example 10/1s). Initial value, as for
+	 * rate-limit.
 	 */
 	public record Queue(@Nullable Integer concurrency, @Nullable Duration timeout, @Nullable RetryOverrides retry,
-			@Nullable QueueResults results, @Nullable RateLimit rateLimit, @Nullable Integer globalConcurrency) {
+			@Nullable QueueResults results, @Nullable RateLimit rateLimit, @Nullable Integer globalConcurrency,
+			@Nullable RateLimit keyRateLimit) {
 
 		void check(PropertyChecks checks, PropertyChecks globalRetryChecks, Retry globalRetry) {
 			if (this.concurrency != null) {

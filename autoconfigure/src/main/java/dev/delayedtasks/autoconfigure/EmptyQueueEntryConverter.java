@@ -20,7 +20,7 @@ final class EmptyQueueEntryConverter implements Converter<String, DelayedTasksPr
 					+ "without overrides) or has nested properties (concurrency, timeout, retry.*), not the value '"
 					+ source + "'");
 		}
-		return new DelayedTasksProperties.Queue(null, null, null, null, null, null);
+		return new DelayedTasksProperties.Queue(null, null, null, null, null, null, null);
 	}
 
 }

@@ -174,14 +174,15 @@ class DelayedTasksEndpointIntegrationTests {
 			TaskId dead = scheduler.enqueue(queue, new Job("fail", SECRET));
 			TaskId later = scheduler.schedule(queue, new Job("succeed", SECRET), Duration.ofHours(1));
 			awaitDeadLetters(context, queue, 1);
-			assertThat(endpoint.queueAction(queue, "pause", null, null)).isNotNull();
+			assertThat(endpoint.queueAction(queue, "pause", null, null, null)).isNotNull();
 			JsonNode detail = tree(context, endpoint.queue(queue));
 			JsonNode described = detail.get("queue");
 			assertThat(described.get("paused").asBoolean()).isTrue();
 			JsonNode counters = described.get("counters");
 			assertThat(counters.propertyNames()).containsExactly("created", "promoted", "claimed", "succeeded",
 					"retried", "deadLettered", "reaped", "recovered", "staleCompletions", "cancelled", "redriven",
-					"purged", "corrupt", "expired", "orphanedIndexEntries", "staleReadyEntries", "lastFencingNumber");
+					"purged", "corrupt", "expired", "setAsideByKey", "orphanedIndexEntries", "staleReadyEntries",
+					"lastFencingNumber");
 			assertThat(counters.get("created").asLong()).isEqualTo(2);
 			assertThat(counters.get("claimed").asLong()).isEqualTo(1);
 			assertThat(counters.get("deadLettered").asLong()).isEqualTo(1);
@@ -198,7 +199,7 @@ class DelayedTasksEndpointIntegrationTests {
 			assertThat(deadLetter.get("id").asString()).isEqualTo(dead.value());
 			JsonNode task = tree(context, scheduler.find(queue, later).orElseThrow());
 			assertThat(task.get("id").asString()).isEqualTo(later.value());
-			assertThat(endpoint.queueAction(queue, "resume", null, null)).isNotNull();
+			assertThat(endpoint.queueAction(queue, "resume", null, null, null)).isNotNull();
 			assertThat(tree(context, endpoint.queue(queue)).get("queue").get("paused").asBoolean()).isFalse();
 			assertThat(json(context, endpoint.queues())).doesNotContain(SECRET);
 		});
@@ -339,14 +340,14 @@ class DelayedTasksEndpointIntegrationTests {
 			assertThat(endpoint.queue("e-never-seen")).isNull();
 			assertThat(endpoint.task(queue, "no-such-task")).isNull();
 			assertThat(endpoint.task("e-never-seen", "no-such-task")).isNull();
-			assertThat(endpoint.queueAction("e-never-seen", "pause", null, null)).isNull();
-			assertThat(endpoint.queueAction("e-never-seen", "redrive", null, null)).isNull();
+			assertThat(endpoint.queueAction("e-never-seen", "pause", null, null, null)).isNull();
+			assertThat(endpoint.queueAction("e-never-seen", "redrive", null, null, null)).isNull();
 			assertThat(endpoint.taskAction(queue, "no-such-task", "cancel")).isNull();
 			assertThat(endpoint.taskAction(queue, "no-such-task", "redrive")).isNull();
 			assertThat(endpoint.purge("e-never-seen")).isNull();
 			assertThat(context.getBean(QueueControl.class).isPaused("e-never-seen")).isFalse();
 			DelayedTasksEndpointWebExtension web = context.getBean(DelayedTasksEndpointWebExtension.class);
-			assertThat(web.queueAction("e-never-seen", "pause", null, null).getStatus())
+			assertThat(web.queueAction("e-never-seen", "pause", null, null, null).getStatus())
 				.isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
 			assertThat(web.taskAction(queue, "no-such-task", "cancel").getStatus())
 				.isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
@@ -369,13 +370,14 @@ class DelayedTasksEndpointIntegrationTests {
 			assertInvalid(() -> endpoint.queue(tooLong), "65 characters");
 			assertInvalid(() -> endpoint.task("bad name", "task-1"), "Queue name 'bad name' is invalid");
 			assertInvalid(() -> endpoint.task(queue, "bad id!"), "Task id 'bad id!' is invalid");
-			assertInvalid(() -> endpoint.queueAction("bad name", "pause", null, null),
+			assertInvalid(() -> endpoint.queueAction("bad name", "pause", null, null, null),
 					"Queue name 'bad name' is invalid");
 			assertInvalid(() -> endpoint.taskAction("bad name", "task-1", "cancel"),
 					"Queue name 'bad name' is invalid");
 			assertInvalid(() -> endpoint.taskAction(queue, "bad id!", "cancel"), "Task id 'bad id!' is invalid");
 			assertInvalid(() -> endpoint.purge("bad name"), "Queue name 'bad name' is invalid");
-			assertInvalid(() -> web.queueAction("bad name", "pause", null, null), "Queue name 'bad name' is invalid");
+			assertInvalid(() -> web.queueAction("bad name", "pause", null, null, null),
+					"Queue name 'bad name' is invalid");
 			assertInvalid(() -> web.purge("bad name"), "Queue name 'bad name' is invalid");
 		});
 	}
@@ -391,9 +393,9 @@ class DelayedTasksEndpointIntegrationTests {
 			assertThat(none.get("rateLimit").isNull()).isTrue();
 			assertThat(none.get("globalConcurrency").isNull()).isTrue();
 
-			assertThat(endpoint.queueAction(queue, "limits", "20/1s", null)).isNotNull();
+			assertThat(endpoint.queueAction(queue, "limits", "20/1s", null, null)).isNotNull();
 			assertThat(control.limits(queue)).isEqualTo(new QueueLimits(RateLimit.parse("20/1s"), null));
-			assertThat(endpoint.queueAction(queue, "limits", null, 5)).isNotNull();
+			assertThat(endpoint.queueAction(queue, "limits", null, 5, null)).isNotNull();
 			assertThat(control.limits(queue)).isEqualTo(new QueueLimits(RateLimit.parse("20/1s"), 5));
 			JsonNode limits = tree(context, endpoint.queue(queue)).get("queue").get("limits");
 			assertThat(limits.get("rateLimit").asString()).isEqualTo("20/1s");
@@ -401,15 +403,25 @@ class DelayedTasksEndpointIntegrationTests {
 			assertThat(limits.get("startsInRateWindow").asLong()).isZero();
 			assertThat(limits.get("leased").asLong()).isZero();
 
-			assertThat(endpoint.queueAction(queue, "limits", "none", null)).isNotNull();
+			assertThat(limits.get("keyRateLimit").isNull()).isTrue();
+			assertThat(endpoint.queueAction(queue, "limits", null, null, "3/1m")).isNotNull();
+			assertThat(control.limits(queue))
+				.isEqualTo(new QueueLimits(RateLimit.parse("20/1s"), 5, RateLimit.parse("3/1m")));
+			assertThat(tree(context, endpoint.queue(queue)).get("queue").get("limits").get("keyRateLimit").asString())
+				.isEqualTo("3/1m");
+
+			assertThat(endpoint.queueAction(queue, "limits", "none", null, "none")).isNotNull();
 			assertThat(control.limits(queue)).isEqualTo(new QueueLimits(null, 5));
-			assertThat(endpoint.queueAction(queue, "limits", null, 0)).isNotNull();
+			assertThat(endpoint.queueAction(queue, "limits", null, 0, null)).isNotNull();
 			assertThat(control.limits(queue)).isEqualTo(QueueLimits.NONE);
 
-			assertInvalid(() -> endpoint.queueAction(queue, "limits", "0/1s", null), "'0/1s' is not a rate limit");
-			assertInvalid(() -> endpoint.queueAction(queue, "limits", "10/1x", null), "'10/1x' is not a rate limit");
-			assertInvalid(() -> endpoint.queueAction(queue, "limits", null, -1), "globalConcurrency");
-			assertInvalid(() -> endpoint.queueAction(queue, "limits", null, null), "needs rateLimit");
+			assertInvalid(() -> endpoint.queueAction(queue, "limits", "0/1s", null, null),
+					"'0/1s' is not a rate limit");
+			assertInvalid(() -> endpoint.queueAction(queue, "limits", "10/1x", null, null),
+					"'10/1x' is not a rate limit");
+			assertInvalid(() -> endpoint.queueAction(queue, "limits", null, -1, null), "globalConcurrency");
+			assertInvalid(() -> endpoint.queueAction(queue, "limits", null, null, "0/1s"), "keyRateLimit");
+			assertInvalid(() -> endpoint.queueAction(queue, "limits", null, null, null), "needs rateLimit");
 			assertThat(control.limits(queue)).isEqualTo(QueueLimits.NONE);
 		});
 	}
@@ -420,13 +432,13 @@ class DelayedTasksEndpointIntegrationTests {
 		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
 			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
 			TaskId id = context.getBean(DelayedTaskScheduler.class).schedule(queue, "x", Duration.ofHours(1));
-			assertInvalid(() -> endpoint.queueAction(queue, "explode", null, null), "Unknown action 'explode'");
-			assertInvalid(() -> endpoint.queueAction(queue, "cancel", null, null), "Unknown action 'cancel'");
+			assertInvalid(() -> endpoint.queueAction(queue, "explode", null, null, null), "Unknown action 'explode'");
+			assertInvalid(() -> endpoint.queueAction(queue, "cancel", null, null, null), "Unknown action 'cancel'");
 			assertInvalid(() -> endpoint.taskAction(queue, id.value(), "explode"), "Unknown action 'explode'");
 			assertInvalid(() -> endpoint.taskAction(queue, id.value(), "pause"), "Unknown action 'pause'");
 			assertInvalid(() -> endpoint.taskAction(queue, "no-such-task", "explode"), "Unknown action 'explode'");
 			// An invalid request is invalid whether or not the queue exists.
-			assertInvalid(() -> endpoint.queueAction("e-never-seen", "explode", null, null),
+			assertInvalid(() -> endpoint.queueAction("e-never-seen", "explode", null, null, null),
 					"Unknown action 'explode'");
 			assertThat(context.getBean(DelayedTaskScheduler.class).find(queue, id)).map(TaskInfo::state)
 				.hasValue(TaskState.SCHEDULED);
@@ -441,7 +453,7 @@ class DelayedTasksEndpointIntegrationTests {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
 			QueueControl control = context.getBean(QueueControl.class);
-			assertThat(endpoint.queueAction(queue, "pause", null, null))
+			assertThat(endpoint.queueAction(queue, "pause", null, null, null))
 				.isEqualTo(new ActionDescriptor(queue, null, "pause", 1));
 			assertThat(control.isPaused(queue)).isTrue();
 			assertThat(describe(endpoint, queue).paused()).isTrue();
@@ -456,7 +468,7 @@ class DelayedTasksEndpointIntegrationTests {
 			await().during(Duration.ofMillis(1500)).atMost(WAIT).until(handler.runs::isEmpty);
 			assertThat(scheduler.find(queue, ready)).map(TaskInfo::state).hasValue(TaskState.READY);
 			assertThat(describe(endpoint, queue).ready()).isEqualTo(2);
-			assertThat(endpoint.queueAction(queue, "resume", null, null))
+			assertThat(endpoint.queueAction(queue, "resume", null, null, null))
 				.isEqualTo(new ActionDescriptor(queue, null, "resume", 1));
 			assertThat(control.isPaused(queue)).isFalse();
 			await().atMost(WAIT).until(() -> handler.runs.size() == 2);
@@ -501,12 +513,12 @@ class DelayedTasksEndpointIntegrationTests {
 			}
 			awaitDeadLetters(context, queue, 3);
 			handler.failing = false;
-			assertThat(endpoint.queueAction(queue, "redrive", null, null))
+			assertThat(endpoint.queueAction(queue, "redrive", null, null, null))
 				.isEqualTo(new ActionDescriptor(queue, null, "redrive", 3));
 			await().atMost(WAIT).until(() -> handler.runs.size() == 6);
 			await().atMost(WAIT).until(() -> describe(endpoint, queue).counters().getOrDefault("succeeded", 0L) == 3);
 			assertThat(context.getBean(DeadLetters.class).count(queue)).isZero();
-			assertThat(endpoint.queueAction(queue, "redrive", null, null))
+			assertThat(endpoint.queueAction(queue, "redrive", null, null, null))
 				.isEqualTo(new ActionDescriptor(queue, null, "redrive", 0));
 		});
 	}
@@ -592,16 +604,16 @@ class DelayedTasksEndpointIntegrationTests {
 			DelayedTasksEndpointWebExtension web = context.getBean(DelayedTasksEndpointWebExtension.class);
 			TaskId waiting = scheduler.schedule(queue, "job", Duration.ofHours(1));
 
-			assertInvalid(() -> endpoint.queueAction(queue, "remove", null, null),
+			assertInvalid(() -> endpoint.queueAction(queue, "remove", null, null, null),
 					"Queue 'e-remove' was not removed: it is not empty (scheduled 1, ready 0, active 0, dead 0)");
-			WebEndpointResponse<?> notEmpty = web.queueAction(queue, "remove", null, null);
+			WebEndpointResponse<?> notEmpty = web.queueAction(queue, "remove", null, null, null);
 			assertThat(notEmpty.getStatus()).isEqualTo(409);
 			assertThat(notEmpty.getBody()).isInstanceOfSatisfying(RefusalDescriptor.class, (refusal) -> {
 				assertThat(refusal.reason()).isEqualTo("NOT_EMPTY");
 				assertThat(refusal.scheduled()).isEqualTo(1);
 				assertThat(refusal.message()).contains("not empty");
 			});
-			WebEndpointResponse<?> handledHere = web.queueAction(handled, "remove", null, null);
+			WebEndpointResponse<?> handledHere = web.queueAction(handled, "remove", null, null, null);
 			assertThat(handledHere.getStatus()).isEqualTo(409);
 			assertThat(((RefusalDescriptor) handledHere.getBody()).message())
 				.isEqualTo("Queue 'e-remove-handled' was not removed: this instance has a handler for it "
@@ -609,14 +621,14 @@ class DelayedTasksEndpointIntegrationTests {
 			assertThat(endpoint.queue(queue)).isNotNull();
 
 			assertThat(scheduler.cancel(queue, waiting)).isTrue();
-			WebEndpointResponse<?> removed = web.queueAction(queue, "remove", null, null);
+			WebEndpointResponse<?> removed = web.queueAction(queue, "remove", null, null, null);
 			assertThat(removed.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
 			assertThat(removed.getBody()).isEqualTo(new ActionDescriptor(queue, null, "remove", 1));
 			assertThat(endpoint.queue(queue)).isNull();
 			assertThat(endpoint.queues().queues()).extracting(QueueDescriptor::name).doesNotContain(queue);
-			assertThat(web.queueAction(queue, "remove", null, null).getStatus())
+			assertThat(web.queueAction(queue, "remove", null, null, null).getStatus())
 				.isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
-			assertThat(endpoint.queueAction(queue, "remove", null, null)).isNull();
+			assertThat(endpoint.queueAction(queue, "remove", null, null, null)).isNull();
 			// Scheduling to it again makes it known again.
 			scheduler.schedule(queue, "job", Duration.ofHours(1));
 			assertThat(endpoint.queue(queue)).isNotNull();

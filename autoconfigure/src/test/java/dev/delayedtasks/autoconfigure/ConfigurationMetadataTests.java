@@ -70,7 +70,7 @@ class ConfigurationMetadataTests {
 	void perQueueKeysAreTheValueTypeOfTheQueuesMapAndCoverEveryRetryKey() {
 		assertThat(property("delayed-tasks.queues").get("type").asString()).isEqualTo(QUEUES_TYPE);
 		assertThat(components(DelayedTasksProperties.Queue.class)).containsExactly("concurrency", "timeout", "retry",
-				"results", "rate-limit", "global-concurrency");
+				"results", "rate-limit", "global-concurrency", "key-rate-limit");
 		Set<String> globalRetryKeys = ours().stream()
 			.map((property) -> property.get("name").asString())
 			.filter((name) -> name.startsWith("delayed-tasks.retry."))

@@ -274,7 +274,7 @@ class DelayedTasksObservabilityAutoConfigurationIntegrationTests {
 			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
 			scheduler.enqueue("ac-producer-only", "x");
 			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
-			assertThat(endpoint.queueAction("ac-producer-only", "pause", null, null)).isNotNull();
+			assertThat(endpoint.queueAction("ac-producer-only", "pause", null, null, null)).isNotNull();
 			assertThat(endpoint.queue("ac-producer-only")).satisfies((queue) -> {
 				assertThat(queue.queue().paused()).isTrue();
 				assertThat(queue.queue().handlers()).isEmpty();

@@ -283,23 +283,25 @@ class DelayedTasksPropertiesValidationTests {
 			.run((context) -> assertFailedOnBinding(context, "delayed-tasks." + message));
 	}
 
-	@ParameterizedTest(name = "{0}")
+	@ParameterizedTest(name = "{0}: {1}")
 	@CsvSource(delimiter = '|', textBlock = """
-			0/1s   | the count must be between 1 and 2147483647
-			10/0s  | the window must be longer than 0
-			ten/1s | write <count>/<window>
-			10/1x  | write <count>/<window>
-			10     | write <count>/<window>
+			rate-limit     | 0/1s   | the count must be between 1 and 2147483647
+			rate-limit     | 10/0s  | the window must be longer than 0
+			rate-limit     | ten/1s | write <count>/<window>
+			rate-limit     | 10/1x  | write <count>/<window>
+			rate-limit     | 10     | write <count>/<window>
+			key-rate-limit | 0/1s   | the count must be between 1 and 2147483647
+			key-rate-limit | 10/1x  | write <count>/<window>
 			""")
-	void invalidRateLimitFailsStartupNamingThePropertyAndTheRule(String value, String rule) {
-		this.runner.withPropertyValues("delayed-tasks.queues.emails.rate-limit=" + value)
+	void invalidRateLimitFailsStartupNamingThePropertyAndTheRule(String property, String value, String rule) {
+		this.runner.withPropertyValues("delayed-tasks.queues.emails." + property + "=" + value)
 			.withUserConfiguration(EmailHandler.class)
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				Throwable failure = context.getStartupFailure();
 				assertThat(causes(failure)).hasAtLeastOneElementOfType(BindException.class)
 					.anySatisfy((cause) -> assertThat(cause).isInstanceOf(BindException.class)
-						.hasMessageContaining("delayed-tasks.queues.emails.rate-limit"));
+						.hasMessageContaining("delayed-tasks.queues.emails." + property));
 				assertThat(NestedExceptionUtils.getMostSpecificCause(failure))
 					.isInstanceOf(IllegalArgumentException.class)
 					.hasMessageContaining("'" + value + "' is not a rate limit")
@@ -322,20 +324,22 @@ class DelayedTasksPropertiesValidationTests {
 
 	@ParameterizedTest(name = "{0}")
 	@CsvSource(delimiter = '|', textBlock = """
-			queues.emails.rate-limit=1/1ms                                            | 1/1ms |
-			queues.emails.rate-limit=100/s                                            | 100/1s |
-			queues.emails.rate-limit=600/1m;queues.emails.global-concurrency=1        | 600/1m | 1
-			queues.emails.global-concurrency=2147483647                               |       | 2147483647
+			queues.emails.rate-limit=1/1ms                                            | 1/1ms  |            |
+			queues.emails.rate-limit=100/s                                            | 100/1s |            |
+			queues.emails.rate-limit=600/1m;queues.emails.global-concurrency=1        | 600/1m | 1          |
+			queues.emails.global-concurrency=2147483647                               |       | 2147483647 |
+			queues.emails.key-rate-limit=10/1s                                        |       |            | 10/1s
 			""")
 	void validFlowControlBindsPerQueueAndOtherQueuesHaveNone(String properties, String rateLimit,
-			Integer globalConcurrency) {
+			Integer globalConcurrency, String keyRateLimit) {
 		new ApplicationContextRunner().withUserConfiguration(PropertiesOnly.class)
 			.withPropertyValues(properties.replaceAll("(^|;)", "$1delayed-tasks.").split(";"))
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				DelayedTasksProperties bound = context.getBean(DelayedTasksProperties.class);
-				assertThat(bound.limits("emails")).isEqualTo(
-						new QueueLimits((rateLimit != null) ? RateLimit.parse(rateLimit) : null, globalConcurrency));
+				assertThat(bound.limits("emails"))
+					.isEqualTo(new QueueLimits((rateLimit != null) ? RateLimit.parse(rateLimit) : null,
+							globalConcurrency, (keyRateLimit != null) ? RateLimit.parse(keyRateLimit) : null));
 				assertThat(bound.limits("other")).isEqualTo(QueueLimits.NONE);
 			});
 	}

@@ -82,6 +82,9 @@ public record PreparedTask(String queue, TaskId id, boolean absolute, long time,
 					+ "' is invalid: use 1 to " + MAX_ATTEMPTS_LIMIT);
 		}
 		checkHeaders(queue, request.headers());
+		if (request.rateKey() != null) {
+			Names.checkRateKey(request.rateKey());
+		}
 		if (request.id() != null) {
 			checkNotAnOccurrence(queue, request.id());
 		}

@@ -67,6 +67,12 @@ public enum QueueCounter {
 	EXPIRED("expired", "expired"),
 
 	/**
+	 * Ready tasks set aside until their rate key had room (key-rate-limit); each comes
+	 * back through the schedule and counts as promoted again.
+	 */
+	SET_ASIDE_BY_KEY("aside", "setAsideByKey"),
+
+	/**
 	 * Index entries (scheduled or leased) whose task was gone or in another state,
 	 * dropped when found.
 	 */

@@ -299,16 +299,8 @@ final class Dispatcher {
 
 	private void configureLimits() {
 		if (this.store.configureLimits(this.queue, this.limits)) {
-			logger.info("Queue '" + this.queue + "': flow control set from configuration: " + describe(this.limits));
+			logger.info("Queue '" + this.queue + "': flow control set from configuration: " + this.limits);
 		}
-	}
-
-	private static String describe(QueueLimits limits) {
-		if (!limits.limited()) {
-			return "none";
-		}
-		return "rate-limit " + ((limits.rateLimit() != null) ? limits.rateLimit() : "none") + ", global-concurrency "
-				+ ((limits.globalConcurrency() != null) ? limits.globalConcurrency() : "none");
 	}
 
 	/**

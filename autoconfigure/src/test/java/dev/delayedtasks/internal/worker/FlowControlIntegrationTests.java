@@ -446,7 +446,7 @@ class FlowControlIntegrationTests {
 	 * Assert that no {@code windowMillis} (half-open) holds more than {@code count} of
 	 * the sorted times: any {@code count + 1} in a row span at least the window.
 	 */
-	private static void assertNoWindowHoldsMore(List<Long> sortedMillis, int count, long windowMillis, String what) {
+	static void assertNoWindowHoldsMore(List<Long> sortedMillis, int count, long windowMillis, String what) {
 		for (int i = 0; i + count < sortedMillis.size(); i++) {
 			long span = sortedMillis.get(i + count) - sortedMillis.get(i);
 			assertThat(span)
@@ -474,7 +474,7 @@ class FlowControlIntegrationTests {
 		return delays.stream().map((delay) -> delay - delays.get(0)).toList();
 	}
 
-	private static void assertOncePerTask(List<Run> runs, Set<TaskId> ids) {
+	static void assertOncePerTask(List<Run> runs, Set<TaskId> ids) {
 		Map<TaskId, List<Run>> byId = runs.stream().collect(Collectors.groupingBy((run) -> run.context().id()));
 		assertThat(byId.keySet()).as("tasks that ran").isEqualTo(ids);
 		assertThat(byId.values()).as("runs per task").allSatisfy((each) -> assertThat(each).hasSize(1));

@@ -89,7 +89,7 @@ class FlowControlSettingsIntegrationTests {
 	 */
 	@ParameterizedTest(name = "fl=''{0}''")
 	@ValueSource(strings = { "abc", "1 0 0", "-1 1000 0", "99999999999999999999 1000 1", "5 1000 0 ", "1 0 3", "",
-			"0 1000 0", "2 1000 1 7" })
+			"0 1000 0", "2 1000 1 7", "0 0 0 2 0", "0 0 0 0 0", "1 1000 0 1" })
 	void anUnreadableFlowFieldLimitsNothingAndIsReportedAsNone(String bad) {
 		String queue = "flow-bad-fl-" + Integer.toHexString(bad.hashCode());
 		RunLog log = new RunLog();

@@ -1,10 +1,17 @@
--- flow: a queue's flow control, from its meta hash's field fl = '<rateCount> <rateWindowMs> <globalConcurrency>'
+-- flow: a queue's flow control, from its meta hash's field
+-- fl = '<rateCount> <rateWindowMs> <globalConcurrency>[ <keyRateCount> <keyRateWindowMs>]'
 -- (0 turns that limit off; no field: no limits). The rate limit is a sliding window in Redis time: the ZSET starts
 -- holds the Redis time of every lease of the last rateWindowMs (member: the lease's fence, unique in the
 -- partition), and no lease is made while rateCount of them lie within the window, so no span of rateWindowMs ever
 -- holds more than rateCount leases. The global concurrency counts the entries of lease: a lease counts until it
 -- ends (ack, fail, release, recover, or reaped once its deadline and the grace have passed). The field fh holds the
 -- Redis time until which a handler's "slow down" holds the whole queue (release.lua): no lease before it.
+-- The rate limit per key is the same sliding window per rate key (task field rk): the ZSET ks:<key> holds the Redis
+-- time of the key's leases of the last keyRateWindowMs. A task whose key is at its limit is set aside (keyWait):
+-- back in sched, state S, field kw = the Redis time its key has room for it, so that the timer brings it back then
+-- and the tasks of other keys behind it run meanwhile. The key's later tasks queue up behind it: kp:<key> holds the
+-- latest instant given to a task of the key, and each next one gets keyRateWindowMs / keyRateCount later. Both keys
+-- expire once idle: ks:<key> a window after its last lease, kp:<key> at its instant.
 -- uses: base, now
 --- @include "int"
 
@@ -13,14 +20,21 @@ local function flowLimits()
   local m = redis.call('HMGET', base .. 'meta', 'fl', 'fh')
   local hold = int(m[2]) or 0
   if hold <= now then hold = 0 end
-  local count, window, cap
-  if m[1] then count, window, cap = string.match(m[1], '^(%d+) (%d+) (%d+)$') end
-  count, window, cap = int(count), int(window), int(cap)
-  if not (count and window and cap) or (count == 0 and cap == 0) or (count > 0 and window <= 0) then
-    if hold == 0 then return nil end
-    count, window, cap = 0, 0, 0
+  local count, window, cap, keyCount, keyWindow
+  if m[1] then
+    count, window, cap, keyCount, keyWindow = string.match(m[1], '^(%d+) (%d+) (%d+) (%d+) (%d+)$')
+    if not count then
+      count, window, cap = string.match(m[1], '^(%d+) (%d+) (%d+)$')
+      keyCount, keyWindow = 0, 0
+    end
   end
-  return {count = count, window = window, cap = cap, hold = hold}
+  count, window, cap, keyCount, keyWindow = int(count), int(window), int(cap), int(keyCount), int(keyWindow)
+  if not (count and window and cap and keyCount and keyWindow) or (count == 0 and cap == 0 and keyCount == 0)
+      or (count > 0 and window <= 0) or (keyCount > 0 and keyWindow <= 0) then
+    if hold == 0 then return nil end
+    count, window, cap, keyCount, keyWindow = 0, 0, 0, 0, 0
+  end
+  return {count = count, window = window, cap = cap, keyCount = keyCount, keyWindow = keyWindow, hold = hold}
 end
 
 -- How many of n tasks the limits let one call lease now.
@@ -33,6 +47,31 @@ local function flowRoom(limits, n)
     n = math.min(n, limits.count - redis.call('ZCARD', base .. 'starts'))
   end
   return math.max(n, 0)
+end
+
+-- 0 when a task of rate key rk may be leased now, else the Redis time to set it aside until. A task set aside
+-- before (setAside) is not put behind the key's later tasks: it waits only for the key's window.
+local function keyWait(limits, rk, setAside)
+  local ks, kp = base .. 'ks:' .. rk, base .. 'kp:' .. rk
+  local last = setAside and 0 or (int(redis.call('GET', kp)) or 0)
+  local slot
+  if last > now then
+    slot = last + math.max(1, math.ceil(limits.keyWindow / limits.keyCount))
+  else
+    redis.call('ZREMRANGEBYSCORE', ks, '-inf', now - limits.keyWindow)
+    if redis.call('ZCARD', ks) < limits.keyCount then return 0 end
+    local oldest = redis.call('ZRANGE', ks, 0, 0, 'WITHSCORES')
+    slot = (int(oldest[2]) or now) + limits.keyWindow
+  end
+  if not setAside then redis.call('SET', kp, slot, 'PX', math.max(1, slot - now)) end
+  return slot
+end
+
+-- Counts a lease of rate key rk against its window, which expires with its last entry.
+local function keyStarted(limits, rk, fence)
+  local ks = base .. 'ks:' .. rk
+  redis.call('ZADD', ks, now, fence)
+  redis.call('PEXPIRE', ks, limits.keyWindow)
 end
 
 -- Counts leases (their fences) against the rate limit; the window's record expires with its last entry.

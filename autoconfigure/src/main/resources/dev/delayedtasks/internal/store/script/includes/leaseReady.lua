@@ -3,8 +3,9 @@
 -- now + leaseMs), appending 9 fields per task to a reply (id, token, envelope, a, v, m, d, c, u or ''). Hints of
 -- cancelled or moved tasks are skipped, broken data goes to dead as corrupt, a task past its expiry (xa) ends as
 -- expired (id, a, c and xa of each appended to the list expired). The queue's flow control (includes/flow.lua) may
--- lease fewer than asked.
--- uses: base, now, ready, lease, dead, stats, expiredTo
+-- lease fewer than asked, and sets aside in sched the tasks of a rate key at its limit (a tick token tells the timer
+-- owner when one of them is the new earliest due time).
+-- uses: base, now, sched, ready, lease, dead, tick, stats, expiredTo
 --- @include "pread"
 --- @include "int"
 --- @include "releaseUnique"
@@ -17,6 +18,19 @@
 -- it, so leasing one would fail the whole call, and the same hint would come back at the head for ever.
 local function validId(id)
   return #id >= 1 and #id <= 64 and not string.find(id, '[^A-Za-z0-9%.%-_:]')
+end
+
+-- A task set aside for its rate key: back in sched until its key has room (state S, kw = that instant).
+local asideHead, asideMin
+local function setAside(id, tk, slot)
+  if asideHead == nil then
+    local head = redis.call('ZRANGE', sched, 0, 0, 'WITHSCORES')
+    asideHead = head[2] and tonumber(head[2]) or false
+  end
+  redis.call('HSET', tk, 's', 'S', 'kw', slot)
+  redis.call('ZADD', sched, slot, id)
+  if not asideMin or slot < asideMin then asideMin = slot end
+  bump('aside')
 end
 
 -- A task that has not started by its expiry is never run: it ends here, the one place a run starts.
@@ -41,6 +55,7 @@ end
 local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
   local limits = flowLimits()
   local room = flowRoom(limits, n)
+  local keyed = limits and limits.keyCount > 0
   local fences = {}
   local claimed, more = 0, false
   local ghosts = int(redis.call('HGET', stats, 'ghost')) or 0
@@ -54,7 +69,7 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
     local id = redis.call('LINDEX', ready, 0)
     if not id then break end
     local tk = base .. 't:' .. id
-    local status, r = readTask(tk, 'a', 'v', 'm', 'f', 'd', 'c', 'u', 'xa')
+    local status, r = readTask(tk, 'a', 'v', 'm', 'f', 'd', 'c', 'u', 'xa', 'rk', 'kw')
     local payload = (status == 'ok' and r[1] == 'R') and pread('GET', base .. 'p:' .. id) or nil
     -- corrupt() may still raise at its undeclared e: key, so the hint goes only after it.
     if status == 'missing' or (status == 'ok' and r[1] ~= 'R') then
@@ -81,12 +96,23 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
     end
     redis.call('LPOP', ready)
     pops = pops + 1
+    -- A rate key that is not a valid id (not this library's data) limits nothing.
+    local rk = leasable and keyed and r[10] and validId(r[10]) and r[10]
+    if rk then
+      local slot = keyWait(limits, rk, r[11] and true or false)
+      if slot > 0 then
+        setAside(id, tk, slot)
+        leasable = false
+      end
+    end
     if leasable then
       -- The fence comes from a partition-wide counter, not the task's own: a task re-created with the same id
       -- starts again at f = 0, and a per-task count would hand an old lease's token to the new task.
       f, v = redis.call('HINCRBY', stats, 'fence', 1), v + 1
       local token = nonce .. ':' .. f
       redis.call('HSET', tk, 's', 'A', 'k', token, 'f', f, 'v', v)
+      if r[11] then redis.call('HDEL', tk, 'kw') end
+      if rk then keyStarted(limits, rk, f) end
       redis.call('ZADD', lease, now + leaseMs, id)
       claimed = claimed + 1
       fences[claimed] = f
@@ -97,6 +123,9 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
   if skipped > 0 and ghosts > 0 then bump('ghost', -math.min(skipped, ghosts)) end
   if claimed > 0 then bump('claimed', claimed) end
   flowStarted(limits, fences)
+  if asideMin and (not asideHead or asideMin < asideHead) and redis.call('LLEN', tick) == 0 then
+    redis.call('LPUSH', tick, 1)
+  end
   if room < n and claimed >= room and redis.call('LLEN', ready) > 0 then
     -- The limits stopped it, not a budget of this call: claiming again at once would find no room.
     return claimed, false, flowWait(limits)
