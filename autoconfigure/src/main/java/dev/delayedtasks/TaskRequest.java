@@ -38,13 +38,15 @@ import org.jspecify.annotations.Nullable;
  * any more, or {@code null}
  * @param rateKey the key whose rate limit the task's start counts against
  * ({@code delayed-tasks.queues.<queue>.key-rate-limit}), or {@code null}
+ * @param cost how many starts the task's start counts against the queue's rate limits, or
+ * {@code null} for 1
  * @author delayed-tasks
  * @since 0.1.0
  */
 public record TaskRequest(String queue, @Nullable Object payload, @Nullable Duration delay, @Nullable Instant runAt,
 		@Nullable TaskId id, @Nullable String uniqueKey, @Nullable Duration uniqueFor, @Nullable Integer maxAttempts,
 		Map<String, String> headers, Sending sending, @Nullable Instant expiresAt, @Nullable Duration expireAfter,
-		@Nullable String rateKey) {
+		@Nullable String rateKey, @Nullable Integer cost) {
 
 	/**
 	 * Create a request, copying the headers.
@@ -69,6 +71,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 * run any more, or {@code null}
 	 * @param rateKey the key whose rate limit the task's start counts against, or
 	 * {@code null}
+	 * @param cost how many starts the task's start counts against the rate limits, or
+	 * {@code null} for 1
 	 */
 	public TaskRequest {
 		headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
@@ -95,7 +99,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 			@Nullable Integer maxAttempts, Map<String, String> headers, Sending sending, @Nullable Instant expiresAt,
 			@Nullable Duration expireAfter) {
 		this(queue, payload, delay, runAt, id, uniqueKey, uniqueFor, maxAttempts, headers, sending, expiresAt,
-				expireAfter, null);
+				expireAfter, null, null);
 	}
 
 	/**
@@ -168,7 +172,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest delay(Duration delay) {
 		return new TaskRequest(this.queue, this.payload, delay, null, this.id, this.uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
+				this.cost);
 	}
 
 	/**
@@ -179,7 +184,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest at(Instant runAt) {
 		return new TaskRequest(this.queue, this.payload, null, runAt, this.id, this.uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
+				this.cost);
 	}
 
 	/**
@@ -200,7 +206,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest id(TaskId id) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, id, this.uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
+				this.cost);
 	}
 
 	/**
@@ -211,7 +218,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest uniqueKey(String uniqueKey) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
+				this.cost);
 	}
 
 	/**
@@ -223,7 +231,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest uniqueFor(Duration uniqueFor) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey, uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
+				this.cost);
 	}
 
 	/**
@@ -234,8 +243,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest maxAttempts(int maxAttempts) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
-				this.uniqueFor, maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter,
-				this.rateKey);
+				this.uniqueFor, maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
+				this.cost);
 	}
 
 	/**
@@ -248,7 +257,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 		Map<String, String> copy = new LinkedHashMap<>(this.headers);
 		copy.put(name, value);
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
-				this.uniqueFor, this.maxAttempts, copy, this.sending, this.expiresAt, this.expireAfter, this.rateKey);
+				this.uniqueFor, this.maxAttempts, copy, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
+				this.cost);
 	}
 
 	/**
@@ -263,7 +273,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest expiresAt(Instant expiresAt) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
-				this.uniqueFor, this.maxAttempts, this.headers, this.sending, expiresAt, null, this.rateKey);
+				this.uniqueFor, this.maxAttempts, this.headers, this.sending, expiresAt, null, this.rateKey, this.cost);
 	}
 
 	/**
@@ -276,7 +286,22 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest expireAfter(Duration expireAfter) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
-				this.uniqueFor, this.maxAttempts, this.headers, this.sending, null, expireAfter, this.rateKey);
+				this.uniqueFor, this.maxAttempts, this.headers, this.sending, null, expireAfter, this.rateKey,
+				this.cost);
+	}
+
+	/**
+	 * Count the task's start as {@code cost} starts against the queue's
+	 * {@code rate-limit} and its rate key's {@code key-rate-limit} (a call that costs
+	 * several units of a downstream quota); a cost above a limit's count counts as that
+	 * count. The global concurrency counts every task once.
+	 * @param cost 1 to 1000, checked when the task is scheduled
+	 * @return a new request
+	 */
+	public TaskRequest cost(int cost) {
+		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
+				this.uniqueFor, this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter,
+				this.rateKey, cost);
 	}
 
 	/**
@@ -291,8 +316,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest rateKey(String rateKey) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
-				this.uniqueFor, this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter,
-				rateKey);
+				this.uniqueFor, this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, rateKey,
+				this.cost);
 	}
 
 	/**
@@ -322,7 +347,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	public TaskRequest afterCommit(boolean afterCommit) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
 				this.uniqueFor, this.maxAttempts, this.headers, afterCommit ? Sending.AFTER_COMMIT : Sending.AT_ONCE,
-				this.expiresAt, this.expireAfter, this.rateKey);
+				this.expiresAt, this.expireAfter, this.rateKey, this.cost);
 	}
 
 	/**

@@ -97,7 +97,7 @@ public final class EnqueueCall {
 		QueueKeys queueKeys = keysOf(queue);
 		int n = tasks.size();
 		int keyCount = keyCount(n);
-		byte[][] call = new byte[keyCount + 5 + 9 * n][];
+		byte[][] call = new byte[keyCount + 5 + 10 * n][];
 		System.arraycopy(queueKeys.fixed, 0, call, 0, queueKeys.fixed.length);
 		int arg = keyCount;
 		call[arg++] = queueKeys.base;
@@ -125,6 +125,8 @@ public final class EnqueueCall {
 			call[arg++] = task.envelope(this.codec).getBytes(StandardCharsets.UTF_8);
 			String rateKey = task.request().rateKey();
 			call[arg++] = (rateKey != null) ? ascii(rateKey) : new byte[0];
+			Integer cost = task.request().cost();
+			call[arg++] = (cost != null && cost > 1) ? ascii(Integer.toString(cost)) : new byte[0];
 		}
 		return call;
 	}

@@ -51,6 +51,9 @@ public record PreparedTask(String queue, TaskId id, boolean absolute, long time,
 
 	private static final int MAX_ATTEMPTS_LIMIT = 1000;
 
+	/** Each unit of cost is one entry of a rate window: bounded, so is a lease's work. */
+	private static final int MAX_COST = 1000;
+
 	/** Header names the library sets on tasks it creates; producers may not. */
 	static final String RESERVED_HEADER_PREFIX = "dt-";
 
@@ -84,6 +87,10 @@ public record PreparedTask(String queue, TaskId id, boolean absolute, long time,
 		checkHeaders(queue, request.headers());
 		if (request.rateKey() != null) {
 			Names.checkRateKey(request.rateKey());
+		}
+		if (request.cost() != null && (request.cost() < 1 || request.cost() > MAX_COST)) {
+			throw new InvalidTaskRequestException(
+					"cost " + request.cost() + " for queue '" + queue + "' is invalid: use 1 to " + MAX_COST);
 		}
 		if (request.id() != null) {
 			checkNotAnOccurrence(queue, request.id());

@@ -17,12 +17,13 @@
 --   deadline now + leaseMs), while the ready list is empty and the queue is neither paused nor under flow control
 --   (meta field fl, includes/flow.lua), so no task overtakes one that
 --   waits; tick 1 pushes a tick token when the first lease of the partition is one the timer owner must hear of),
---   then per item 9: id, mode ('D' delay ms | 'A' absolute epoch ms), time, maxAttempts, uniqueTtlMs (0 = none),
+--   then per item 10: id, mode ('D' delay ms | 'A' absolute epoch ms), time, maxAttempts, uniqueTtlMs (0 = none),
 --   expiry ('0' none | 'D'<ms> after now | 'A'<epoch ms>: the task is never run from then on, field xa),
 --   outcome ('0' none | '<keep ms>' | '<keep ms> <channel>': keep how the task ended for that long, field or, and
 --   tell a tracking producer on that channel, field tn; see includes/outcome.lua; on an existing live task the
 --   longer keep wins and the channel joins its trackers, so a re-send never detaches a waiter or shortens a keep),
---   envelope, rate key ('' none: field rk, the key of the queue's key-rate-limit, includes/flow.lua)
+--   envelope, rate key ('' none: field rk, the key of the queue's key-rate-limit, includes/flow.lua), cost ('' or
+--   '1': 1; else field w, the starts the task's lease counts against the rate limits)
 -- Reply: {now, 'LAYOUT', storedVersion} when the stored layout differs (nothing is written); else
 --   {now, fresh (0/1), then per item: code ('C' created | 'L' created and leased by the hand-off | 'E' existing |
 --    'U' duplicate | 'K' corrupt), id (the created id, or the existing/duplicate holder's id), due ms (or -1),
@@ -40,7 +41,7 @@ redis.replicate_commands()
 local sched, ready, wake, tick, stats, meta = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 
 local base, items, layout, fanoutBatch = ARGV[1], int(ARGV[2]), ARGV[3], int(ARGV[4])
-if not (base and items and items >= 0 and #KEYS == 6 + 3 * items and #ARGV == 5 + 9 * items
+if not (base and items and items >= 0 and #KEYS == 6 + 3 * items and #ARGV == 5 + 10 * items
     and fanoutBatch and fanoutBatch >= 1) then
   return redis.error_reply('ERR enqueue: KEYS/ARGV do not match the item count')
 end
@@ -71,10 +72,10 @@ local function outcome(arg)
 end
 
 for i = 0, items - 1 do
-  local a = 5 + 9 * i
+  local a = 5 + 10 * i
   local mode = ARGV[a + 2]
   if (mode ~= 'D' and mode ~= 'A') or not int(ARGV[a + 3]) or not int(ARGV[a + 4]) or not int(ARGV[a + 5])
-      or not expiry(ARGV[a + 6]) or not outcome(ARGV[a + 7]) then
+      or not expiry(ARGV[a + 6]) or not outcome(ARGV[a + 7]) or not (ARGV[a + 10] == '' or int(ARGV[a + 10])) then
     return redis.error_reply('ERR enqueue: bad ARGV for item ' .. (i + 1))
   end
 end
@@ -107,10 +108,10 @@ local leaseWasEmpty = canHandOff and redis.call('ZCARD', lease) == 0
 
 for i = 0, items - 1 do
   local tk, pk, uk = KEYS[7 + 3 * i], KEYS[8 + 3 * i], KEYS[9 + 3 * i]
-  local a = 5 + 9 * i
-  local id, mode, time, maxAttempts, ttl, expiresAt, envelope, rateKey =
+  local a = 5 + 10 * i
+  local id, mode, time, maxAttempts, ttl, expiresAt, envelope, rateKey, cost =
     ARGV[a + 1], ARGV[a + 2], int(ARGV[a + 3]), int(ARGV[a + 4]), int(ARGV[a + 5]), expiry(ARGV[a + 6]), ARGV[a + 8],
-    ARGV[a + 9]
+    ARGV[a + 9], int(ARGV[a + 10]) or 1
   local keep, channel = outcome(ARGV[a + 7])
   local due = mode == 'D' and now + time or time
   local code, rid, rdue, token = 'C', id, due, nil
@@ -169,6 +170,7 @@ for i = 0, items - 1 do
       if unique then fields[#fields + 1] = 'u'; fields[#fields + 1] = digest end
       if expiresAt > 0 then fields[#fields + 1] = 'xa'; fields[#fields + 1] = expiresAt end
       if rateKey ~= '' then fields[#fields + 1] = 'rk'; fields[#fields + 1] = rateKey end
+      if cost > 1 then fields[#fields + 1] = 'w'; fields[#fields + 1] = cost end
       if keep > 0 then
         fields[#fields + 1] = 'or'; fields[#fields + 1] = keep
         if channel ~= '' then fields[#fields + 1] = 'tn'; fields[#fields + 1] = channel end

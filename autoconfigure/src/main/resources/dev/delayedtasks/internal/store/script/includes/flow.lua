@@ -12,6 +12,8 @@
 -- and the tasks of other keys behind it run meanwhile. The key's later tasks queue up behind it: kp:<key> holds the
 -- latest instant given to a task of the key, and each next one gets keyRateWindowMs / keyRateCount later. Both keys
 -- expire once idle: ks:<key> a window after its last lease, kp:<key> at its instant.
+-- A task's cost (field w, 1 when absent, at most the limit's count) is how many starts its lease counts in a window:
+-- one entry per unit (members '<fence>', '<fence>.2', ...), so the windows hold at most count entries still.
 -- uses: base, now
 --- @include "int"
 
@@ -37,62 +39,87 @@ local function flowLimits()
   return {count = count, window = window, cap = cap, keyCount = keyCount, keyWindow = keyWindow, hold = hold}
 end
 
--- How many of n tasks the limits let one call lease now.
+-- How many of n tasks the limits let one call lease now (each costing 1; limits.free keeps the starts left in the
+-- rate window, for the tasks that cost more).
 local function flowRoom(limits, n)
   if not limits then return n end
   if limits.hold > 0 then return 0 end
   if limits.cap > 0 then n = math.min(n, limits.cap - redis.call('ZCARD', base .. 'lease')) end
   if limits.count > 0 and n > 0 then
     redis.call('ZREMRANGEBYSCORE', base .. 'starts', '-inf', now - limits.window)
-    n = math.min(n, limits.count - redis.call('ZCARD', base .. 'starts'))
+    limits.free = limits.count - redis.call('ZCARD', base .. 'starts')
+    n = math.min(n, limits.free)
   end
   return math.max(n, 0)
 end
 
+-- A task's cost against a window of count starts: its field w, 1 when absent or unreadable, at most count.
+local function costOf(field, count)
+  local w = int(field) or 1
+  return math.min(math.max(w, 1), count)
+end
+
+-- 0 when the window (ZSET of start times, already trimmed to windowMs) has room for cost more starts, else the Redis
+-- time enough of its oldest entries have left it.
+local function windowFree(key, count, windowMs, cost)
+  local k = redis.call('ZCARD', key)
+  if k + cost <= count then return 0 end
+  local e = redis.call('ZRANGE', key, k - count + cost - 1, k - count + cost - 1, 'WITHSCORES')
+  return (int(e[2]) or now) + windowMs
+end
+
+-- Adds cost entries for the lease with this fence to a window's ZSET.
+local function addStarts(args, fence, cost)
+  args[#args + 1] = now; args[#args + 1] = fence
+  for i = 2, cost do args[#args + 1] = now; args[#args + 1] = fence .. '.' .. i end
+end
+
 -- 0 when a task of rate key rk may be leased now, else the Redis time to set it aside until. A task set aside
 -- before (setAside) is not put behind the key's later tasks: it waits only for the key's window.
-local function keyWait(limits, rk, setAside)
+local function keyWait(limits, rk, setAside, cost)
   local ks, kp = base .. 'ks:' .. rk, base .. 'kp:' .. rk
   local last = setAside and 0 or (int(redis.call('GET', kp)) or 0)
   local slot
   if last > now then
-    slot = last + math.max(1, math.ceil(limits.keyWindow / limits.keyCount))
+    slot = last + math.max(1, math.ceil(cost * limits.keyWindow / limits.keyCount))
   else
     redis.call('ZREMRANGEBYSCORE', ks, '-inf', now - limits.keyWindow)
-    if redis.call('ZCARD', ks) < limits.keyCount then return 0 end
-    local oldest = redis.call('ZRANGE', ks, 0, 0, 'WITHSCORES')
-    slot = (int(oldest[2]) or now) + limits.keyWindow
+    slot = windowFree(ks, limits.keyCount, limits.keyWindow, cost)
+    if slot == 0 then return 0 end
   end
   if not setAside then redis.call('SET', kp, slot, 'PX', math.max(1, slot - now)) end
   return slot
 end
 
 -- Counts a lease of rate key rk against its window, which expires with its last entry.
-local function keyStarted(limits, rk, fence)
-  local ks = base .. 'ks:' .. rk
-  redis.call('ZADD', ks, now, fence)
+local function keyStarted(limits, rk, fence, cost)
+  local ks, args = base .. 'ks:' .. rk, {}
+  addStarts(args, fence, cost)
+  redis.call('ZADD', ks, unpack(args))
   redis.call('PEXPIRE', ks, limits.keyWindow)
 end
 
--- Counts leases (their fences) against the rate limit; the window's record expires with its last entry.
-local function flowStarted(limits, fences)
-  if limits and limits.count > 0 and #fences > 0 then
+-- Counts leases (their fences and costs, in pairs) against the rate limit; the window's record expires with its last
+-- entry.
+local function flowStarted(limits, started)
+  if limits and limits.count > 0 and #started > 0 then
     local args = {}
-    for _, f in ipairs(fences) do args[#args + 1] = now; args[#args + 1] = f end
+    for i = 1, #started, 2 do addStarts(args, started[i], started[i + 1]) end
     redis.call('ZADD', base .. 'starts', unpack(args))
     redis.call('PEXPIRE', base .. 'starts', limits.window)
   end
 end
 
--- When the queue may lease again once the limits stopped a call: the end of a hold, 0 when a lease ends (global
--- concurrency), the Redis time the oldest start leaves the rate window, or -1 when the limits leave room.
-local function flowWait(limits)
+-- When the queue may lease again once the limits stopped a call whose next task costs cost: the end of a hold, 0
+-- when a lease ends (global concurrency), the Redis time the rate window has room for that cost, or -1 when the
+-- limits leave room.
+local function flowWait(limits, cost)
   if not limits then return -1 end
   if limits.hold > 0 then return limits.hold end
   if limits.cap > 0 and redis.call('ZCARD', base .. 'lease') >= limits.cap then return 0 end
-  if limits.count > 0 and redis.call('ZCARD', base .. 'starts') >= limits.count then
-    local oldest = redis.call('ZRANGE', base .. 'starts', 0, 0, 'WITHSCORES')
-    return (int(oldest[2]) or now) + limits.window
+  if limits.count > 0 then
+    local at = windowFree(base .. 'starts', limits.count, limits.window, math.min(cost, limits.count))
+    if at > 0 then return at end
   end
   return -1
 end

@@ -56,7 +56,7 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
   local limits = flowLimits()
   local room = flowRoom(limits, n)
   local keyed = limits and limits.keyCount > 0
-  local fences = {}
+  local started, stoppedBy = {}, nil
   local claimed, more = 0, false
   local ghosts = int(redis.call('HGET', stats, 'ghost')) or 0
   local skipped, pops, bytes = 0, 0, 0
@@ -69,7 +69,7 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
     local id = redis.call('LINDEX', ready, 0)
     if not id then break end
     local tk = base .. 't:' .. id
-    local status, r = readTask(tk, 'a', 'v', 'm', 'f', 'd', 'c', 'u', 'xa', 'rk', 'kw')
+    local status, r = readTask(tk, 'a', 'v', 'm', 'f', 'd', 'c', 'u', 'xa', 'rk', 'kw', 'w')
     local payload = (status == 'ok' and r[1] == 'R') and pread('GET', base .. 'p:' .. id) or nil
     -- corrupt() may still raise at its undeclared e: key, so the hint goes only after it.
     if status == 'missing' or (status == 'ok' and r[1] ~= 'R') then
@@ -94,12 +94,18 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
       expire(id, tk, r)
       leasable = false
     end
+    -- A task that costs more than the rate window has left waits at the head, in its turn.
+    local w = (leasable and limits and limits.count > 0) and costOf(r[12], limits.count) or 1
+    if leasable and limits and limits.count > 0 and w > limits.free then
+      stoppedBy = w
+      break
+    end
     redis.call('LPOP', ready)
     pops = pops + 1
     -- A rate key that is not a valid id (not this library's data) limits nothing.
     local rk = leasable and keyed and r[10] and validId(r[10]) and r[10]
     if rk then
-      local slot = keyWait(limits, rk, r[11] and true or false)
+      local slot = keyWait(limits, rk, r[11] and true or false, costOf(r[12], limits.keyCount))
       if slot > 0 then
         setAside(id, tk, slot)
         leasable = false
@@ -112,23 +118,27 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
       local token = nonce .. ':' .. f
       redis.call('HSET', tk, 's', 'A', 'k', token, 'f', f, 'v', v)
       if r[11] then redis.call('HDEL', tk, 'kw') end
-      if rk then keyStarted(limits, rk, f) end
+      if rk then keyStarted(limits, rk, f, costOf(r[12], limits.keyCount)) end
+      if limits and limits.count > 0 then
+        limits.free = limits.free - w
+        started[#started + 1] = f
+        started[#started + 1] = w
+      end
       redis.call('ZADD', lease, now + leaseMs, id)
       claimed = claimed + 1
-      fences[claimed] = f
       bytes = bytes + #payload
       for _, x in ipairs({id, token, payload, a, v, m, d, c, r[8] or ''}) do reply[#reply + 1] = x end
     end
   end
   if skipped > 0 and ghosts > 0 then bump('ghost', -math.min(skipped, ghosts)) end
   if claimed > 0 then bump('claimed', claimed) end
-  flowStarted(limits, fences)
+  flowStarted(limits, started)
   if asideMin and (not asideHead or asideMin < asideHead) and redis.call('LLEN', tick) == 0 then
     redis.call('LPUSH', tick, 1)
   end
-  if room < n and claimed >= room and redis.call('LLEN', ready) > 0 then
+  if (stoppedBy or (room < n and claimed >= room)) and redis.call('LLEN', ready) > 0 then
     -- The limits stopped it, not a budget of this call: claiming again at once would find no room.
-    return claimed, false, flowWait(limits)
+    return claimed, false, flowWait(limits, stoppedBy or 1)
   end
   if pops > 0 and (claimed >= n or pops >= scanLimit) and redis.call('LLEN', ready) > 0 then more = true end
   return claimed, more, -1
