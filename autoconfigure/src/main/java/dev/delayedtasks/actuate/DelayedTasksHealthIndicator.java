@@ -108,6 +108,17 @@ public final class DelayedTasksHealthIndicator extends AbstractHealthIndicator {
 			// Paused is UP: an operator's choice, not a fault; shown so a growing backlog
 			// is explained.
 			details.put("paused", stats.paused());
+			// Flow control is UP too: a held-back queue's backlog is the limits at work.
+			if (stats.limits().limited()) {
+				details.put("limits", stats.limits().toString());
+				details.put("leased", stats.active());
+				if (stats.limits().rateLimit() != null) {
+					details.put("startsInRateWindow", stats.startsInRateWindow());
+				}
+			}
+			if (stats.heldUntilMs() > 0) {
+				details.put("heldUntil", Instant.ofEpochMilli(stats.heldUntilMs()).toString());
+			}
 			HandlerContainer handler = handlers.stream()
 				.filter((container) -> container.queue().equals(stats.queue()))
 				.findFirst()

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.delayedtasks.QueueLimits;
+import dev.delayedtasks.RateLimit;
 import dev.delayedtasks.internal.actuate.QueueSnapshots;
 import dev.delayedtasks.internal.actuate.ReportedQueues;
 import dev.delayedtasks.internal.store.QueueStats;
@@ -92,6 +93,25 @@ class DelayedTasksHealthIndicatorTests {
 		assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
 		later(TOLERANCE.plusSeconds(1));
 		assertThat(indicator.health().getStatus()).isEqualTo(Status.DOWN);
+	}
+
+	@Test
+	void aQueueUnderFlowControlIsUpAndShowsItsLimitsTheirUseAndAHold() {
+		DelayedTaskHandlerRegistry registry = runningRegistry("h-limited");
+		long now = System.currentTimeMillis();
+		snapshot(new QueueStats("h-limited", now, 0, 40, 5, 0, -1, now - 60_000, "instance-1", 1000, false, "1",
+				new QueueLimits(RateLimit.parse("100/1s"), 5, RateLimit.parse("10/1s")), 100, now + 30_000, Map.of()));
+		Health health = new DelayedTasksHealthIndicator(this.snapshots, registry, TOLERANCE).health();
+		assertThat(health.getStatus()).isEqualTo(Status.UP);
+		assertThat(queueDetails(health, "h-limited"))
+			.containsEntry("limits", "rate-limit 100/1s, global-concurrency 5, key-rate-limit 10/1s")
+			.containsEntry("leased", 5L)
+			.containsEntry("startsInRateWindow", 100L)
+			.containsEntry("heldUntil", Instant.ofEpochMilli(now + 30_000).toString());
+		snapshot(stats("h-limited", "instance-1"));
+		assertThat(queueDetails(new DelayedTasksHealthIndicator(this.snapshots, registry, TOLERANCE).health(),
+				"h-limited"))
+			.doesNotContainKeys("limits", "leased", "startsInRateWindow", "heldUntil");
 	}
 
 	private void snapshot(QueueStats stats) {
