@@ -17,8 +17,13 @@
 -- uses: base, now
 --- @include "int"
 
--- The limits, or nil for none (an unreadable field limits nothing: only this library writes it).
+-- The limits, or nil for none (an unreadable field limits nothing: only this library writes it). Read once per script
+-- call: no script writes fl or fh after reading them.
+local flowRead, flowReadDone
 local function flowLimits()
+  if flowReadDone then return flowRead end
+  flowReadDone = true
+  flowRead = nil
   local m = redis.call('HMGET', base .. 'meta', 'fl', 'fh')
   local hold = int(m[2]) or 0
   if hold <= now then hold = 0 end
@@ -36,7 +41,8 @@ local function flowLimits()
     if hold == 0 then return nil end
     count, window, cap, keyCount, keyWindow = 0, 0, 0, 0, 0
   end
-  return {count = count, window = window, cap = cap, keyCount = keyCount, keyWindow = keyWindow, hold = hold}
+  flowRead = {count = count, window = window, cap = cap, keyCount = keyCount, keyWindow = keyWindow, hold = hold}
+  return flowRead
 end
 
 -- How many of n tasks the limits let one call lease now (each costing 1; limits.free keeps the starts left in the
