@@ -50,10 +50,11 @@ public class RateLimitedException extends DelayedTaskException {
 	}
 
 	/**
-	 * How long the queue is held.
+	 * How long the queue is held: the value checked when the exception was created
+	 * (final, so a subclass cannot hand the worker another one).
 	 * @return the hold, whole milliseconds
 	 */
-	public Duration retryAfter() {
+	public final Duration retryAfter() {
 		return this.retryAfter;
 	}
 

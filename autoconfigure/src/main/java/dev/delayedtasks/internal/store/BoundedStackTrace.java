@@ -43,7 +43,14 @@ public final class BoundedStackTrace {
 	 */
 	static String of(Throwable failure) {
 		BoundedStackTrace trace = new BoundedStackTrace();
-		trace.append(failure, new StackTraceElement[0], "", "");
+		try {
+			trace.append(failure, new StackTraceElement[0], "", "");
+		}
+		catch (RuntimeException | LinkageError | StackOverflowError ex) {
+			// User code (getCause(), getStackTrace(), getSuppressed() overridden): the
+			// failure is recorded with the trace read so far.
+			trace.line("[the rest of the trace could not be read: " + ex.getClass().getName() + "]");
+		}
 		return trace.text.toString();
 	}
 

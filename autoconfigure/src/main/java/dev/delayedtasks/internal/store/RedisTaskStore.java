@@ -246,6 +246,7 @@ public final class RedisTaskStore implements TaskStore {
 			case 'O' -> ReleaseOutcome.RELEASED;
 			case 'C' -> ReleaseOutcome.CANCELLED;
 			case 'L' -> ReleaseOutcome.LOST;
+			case 'G' -> ReleaseOutcome.GONE;
 			default -> throw unexpected(Script.RELEASE, reply);
 		});
 	}

@@ -66,12 +66,23 @@ public record TaskFailure(@Nullable Duration retryDelay, FailureReason deadReaso
 	 * @return the failure
 	 */
 	public static TaskFailure of(@Nullable Duration retryDelay, FailureReason deadReason, Throwable failure) {
-		String message = (failure.getMessage() != null) ? failure.getMessage() : "";
+		String message = message(failure);
 		if (message.length() > MAX_MESSAGE_LENGTH) {
 			message = message.substring(0, MAX_MESSAGE_LENGTH);
 		}
 		return new TaskFailure(retryDelay, deadReason, failure.getClass().getName(), message,
 				BoundedStackTrace.of(failure));
+	}
+
+	private static String message(Throwable failure) {
+		try {
+			String message = failure.getMessage();
+			return (message != null) ? message : "";
+		}
+		catch (RuntimeException | LinkageError | StackOverflowError ex) {
+			// User code: a failure must be recorded whatever its getMessage() does.
+			return "(getMessage() threw " + ex.getClass().getName() + ")";
+		}
 	}
 
 }

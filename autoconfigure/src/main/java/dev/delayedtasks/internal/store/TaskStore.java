@@ -206,8 +206,14 @@ public interface TaskStore {
 		/** A cancel had been requested: the task was deleted instead. */
 		CANCELLED,
 
-		/** The lease is no longer this worker's. */
-		LOST
+		/** The lease is another worker's now. */
+		LOST,
+
+		/**
+		 * The task holds no lease: given back already (a release sent again after its
+		 * reply was lost) or gone.
+		 */
+		GONE
 
 	}
 

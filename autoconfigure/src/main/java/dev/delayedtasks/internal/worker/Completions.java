@@ -324,6 +324,8 @@ final class Completions {
 						+ " lease ran out, and another worker had taken it over: it ran twice");
 				this.listeners.staleAcknowledgement(run.context());
 			}
+			case GONE -> logger.debug("Task " + run.lease().id() + " of queue '" + this.queue
+					+ "' whose lease ran out was given back already, or is gone");
 		}
 	}
 
@@ -345,6 +347,9 @@ final class Completions {
 						+ " handler, but another worker had taken it over: it ran twice");
 				this.listeners.staleAcknowledgement(run.context());
 			}
+			// Sent again after a lost reply: the first call gave it back and held the
+			// queue.
+			case GONE -> this.listeners.rateLimited(run.context(), hold);
 		}
 	}
 

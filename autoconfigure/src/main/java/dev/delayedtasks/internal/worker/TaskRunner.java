@@ -265,13 +265,19 @@ final class TaskRunner {
 	 * @return the exception, or {@code null} when it is another failure
 	 */
 	private static @Nullable RateLimitedException rateLimited(Throwable failure) {
-		Throwable current = failure;
-		// Bounded: a cause chain can loop.
-		for (int depth = 0; current != null && depth < 16; depth++) {
-			if (current instanceof RateLimitedException rateLimited) {
-				return rateLimited;
+		try {
+			Throwable current = failure;
+			// Bounded: a cause chain can loop.
+			for (int depth = 0; current != null && depth < 16; depth++) {
+				if (current instanceof RateLimitedException rateLimited) {
+					return rateLimited;
+				}
+				current = current.getCause();
 			}
-			current = current.getCause();
+		}
+		catch (RuntimeException | LinkageError | StackOverflowError ex) {
+			// A user exception's getCause() that throws: the run is an ordinary failure.
+			return null;
 		}
 		return null;
 	}

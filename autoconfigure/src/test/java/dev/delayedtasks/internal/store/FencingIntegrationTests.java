@@ -169,8 +169,9 @@ class FencingIntegrationTests {
 			.isEqualTo(FailOutcome.Kind.STALE);
 		assertThat(this.fixture.store.extend("fence-reaped", List.of(batch.tasks().get(0).lease())))
 			.containsExactly(ExtendOutcome.LOST);
+		// Back in ready, no lease holds it: nothing another worker runs.
 		assertThat(this.fixture.store.release("fence-reaped", List.of(batch.tasks().get(0).lease())))
-			.containsExactly(ReleaseOutcome.LOST);
+			.containsExactly(ReleaseOutcome.GONE);
 		assertThat(probe.snapshot("stale")).isEqualTo(before);
 		assertThat(probe.stat("stale")).isEqualTo(2);
 		assertThat(probe.violations()).isEmpty();
@@ -219,7 +220,7 @@ class FencingIntegrationTests {
 		assertThat(this.fixture.store.extend("fence-gone-others", List.of(task.lease())))
 			.containsExactly(ExtendOutcome.LOST);
 		assertThat(this.fixture.store.release("fence-gone-others", List.of(task.lease())))
-			.containsExactly(ReleaseOutcome.LOST);
+			.containsExactly(ReleaseOutcome.GONE);
 		assertThat(probe.snapshot()).isEqualTo(before);
 		assertThat(probe.allKeys()).as("no zombie task hash").doesNotContain(probe.keys.task(task.id().value()));
 		assertThat(probe.violations()).isEmpty();

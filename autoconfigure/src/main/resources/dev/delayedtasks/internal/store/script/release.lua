@@ -12,7 +12,8 @@
 --   derived from ARGV base (same hash tag), for the flow control of includes/flow.lua: meta HASH
 -- ARGV: 1 base, 2 fanoutBatch, 3 holdMs (0: none), 4 count, then per item 2: id, token
 -- Reply: {now, then per item a code: 'O' released | 'C' cancel was requested, task deleted |
---   'L' lost (missing, token mismatch or unreadable; nothing changed)}
+--   'L' lost (another token holds it, or unreadable; nothing changed) | 'G' no lease (given back already, or gone)}
+-- A released task with a rate key gets kw: back, it is not put behind its key's line (includes/flow.lua).
 -- keys: fixed=4 per-item=4
 redis.replicate_commands()
 --- @include "pread"
@@ -38,9 +39,11 @@ local reply, released, cancelled, stale = {now}, 0, 0, 0
 for i = 0, items - 1 do
   local tk, pk, ek, uk = KEYS[5 + 4 * i], KEYS[6 + 4 * i], KEYS[7 + 4 * i], KEYS[8 + 4 * i]
   local id, token = ARGV[5 + 2 * i], ARGV[6 + 2 * i]
-  local r = pread('HMGET', tk, 'k', 'v', 'cr')
+  local r = pread('HMGET', tk, 'k', 'v', 'cr', 'rk')
   local code = 'L'
-  if r.err or r[1] ~= token then
+  if not r.err and not r[1] then
+    code = 'G' -- nothing holds it: a release sent again after its reply was lost, or a task that is gone
+  elseif r.err or r[1] ~= token then
     code = 'L' -- another worker owns it now, or it is gone: leave it alone
     -- Leased to another worker while this one still ran it: it ran twice, as a stale ack says.
     if not r.err and r[1] then stale = stale + 1 end
@@ -56,6 +59,7 @@ for i = 0, items - 1 do
     redis.call('HDEL', tk, 'k')
     -- rl: given back; a recurring occurrence admitted before it was released is admitted again (recur_advance).
     redis.call('HSET', tk, 'v', math.max(int(r[2]) - 1, 0), 's', 'R', 'rl', 1)
+    if r[4] then redis.call('HSET', tk, 'kw', now) end
     redis.call('LPUSH', ready, id) -- head: it was already waiting its turn
     released = released + 1
     code = 'O'

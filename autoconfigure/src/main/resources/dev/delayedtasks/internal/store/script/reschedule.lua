@@ -62,6 +62,7 @@ if due <= now then
   if s == 'S' then
     redis.call('ZREM', sched, id)
     redis.call('HSET', tk, 's', 'R', 'd', due)
+    redis.call('HDEL', tk, 'kw') -- set aside for its rate key: moved, it joins its key's line anew
     redis.call('RPUSH', ready, id)
     fanout()
   else
@@ -71,6 +72,7 @@ elseif s == 'S' then
   tickIfEarliest()
   redis.call('ZADD', sched, 'XX', due, id)
   redis.call('HSET', tk, 'd', due)
+  redis.call('HDEL', tk, 'kw')
 else
   -- The ready hint stays behind (removing it is O(N)); claim skips it and the ghost count keeps LLEN honest.
   tickIfEarliest()

@@ -10,8 +10,8 @@
 -- time of the key's leases of the last keyRateWindowMs. A task whose key is at its limit is set aside (keyWait):
 -- back in sched, state S, field kw = the Redis time its key has room for it, so that the timer brings it back then
 -- and the tasks of other keys behind it run meanwhile. The key's later tasks queue up behind it: kp:<key> holds the
--- latest instant given to a task of the key, and each next one gets keyRateWindowMs / keyRateCount later. Both keys
--- expire once idle: ks:<key> a window after its last lease, kp:<key> at its instant.
+-- latest instant given to a task of the key (keyWait), and each next one gets keyRateWindowMs / keyRateCount later.
+-- Both keys expire once idle: ks:<key> a window after its last lease, kp:<key> at its latest instant.
 -- A task's cost (field w, 1 when absent, at most the limit's count) is how many starts its lease counts in a window:
 -- one entry per unit (members '<fence>', '<fence>.2', ...), so the windows hold at most count entries still.
 -- uses: base, now
@@ -80,20 +80,32 @@ local function addStarts(args, fence, cost)
   for i = 2, cost do args[#args + 1] = now; args[#args + 1] = fence .. '.' .. i end
 end
 
--- 0 when a task of rate key rk may be leased now, else the Redis time to set it aside until. A task set aside
--- before (setAside) is not put behind the key's later tasks: it waits only for the key's window.
-local function keyWait(limits, rk, setAside, cost)
+-- 0 when a task of rate key rk may be leased now, else the Redis time to set it aside until. kp:<key> is a hash: e,
+-- the end of the key's line (the latest instant given to a new task of the key), and r, the latest instant given to a
+-- task coming back. A task coming back from being set aside (returning) is not put behind the key's later tasks: it
+-- waits only for the key's window, and when it finds it full again (late, or after a pause or a hold) it gets the
+-- instant the window has room, at least 1 ms after the last one given to a returning task, so that those coming back
+-- together keep their order (members of equal score would come back in id order).
+local function keyWait(limits, rk, returning, cost)
   local ks, kp = base .. 'ks:' .. rk, base .. 'kp:' .. rk
-  local last = setAside and 0 or (int(redis.call('GET', kp)) or 0)
+  local m = redis.call('HMGET', kp, 'e', 'r')
+  local lineEnd, lastBack = int(m[1]) or 0, int(m[2]) or 0
   local slot
-  if last > now then
-    slot = last + math.max(1, math.ceil(cost * limits.keyWindow / limits.keyCount))
+  if lineEnd > now and not returning then
+    slot = lineEnd + math.max(1, math.ceil(cost * limits.keyWindow / limits.keyCount))
+    lineEnd = slot
   else
     redis.call('ZREMRANGEBYSCORE', ks, '-inf', now - limits.keyWindow)
     slot = windowFree(ks, limits.keyCount, limits.keyWindow, cost)
     if slot == 0 then return 0 end
+    if returning then
+      slot = math.max(slot, lastBack + 1)
+      lastBack = slot
+    end
+    lineEnd = math.max(lineEnd, slot)
   end
-  if not setAside then redis.call('SET', kp, slot, 'PX', math.max(1, slot - now)) end
+  redis.call('HSET', kp, 'e', lineEnd, 'r', lastBack)
+  redis.call('PEXPIRE', kp, math.max(1, math.max(lineEnd, lastBack) - now))
   return slot
 end
 
