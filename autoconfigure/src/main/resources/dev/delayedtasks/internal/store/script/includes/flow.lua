@@ -101,6 +101,10 @@ local function keyWait(limits, rk, returning, cost)
     if returning then
       slot = math.max(slot, lastBack + 1)
       lastBack = slot
+    else
+      -- A line starts 1 ms after the window frees: a task coming back that finds the window full gets that very
+      -- instant, so it comes back ahead of the line rather than tied with it (ties come back in id order).
+      slot = slot + 1
     end
     lineEnd = math.max(lineEnd, slot)
   end
