@@ -24,6 +24,7 @@ public class RateLimitedException extends DelayedTaskException {
 	/** The longest hold a handler may ask for. */
 	public static final Duration LONGEST_RETRY_AFTER = Duration.ofDays(1);
 
+	/** How long the queue is held, checked when the exception was created. */
 	private final Duration retryAfter;
 
 	/**
