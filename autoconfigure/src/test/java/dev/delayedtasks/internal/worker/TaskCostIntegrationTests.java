@@ -90,6 +90,36 @@ class TaskCostIntegrationTests {
 	}
 
 	@Test
+	void aLargeWindowTakesManyCostlyLeasesInOneClaim() {
+		// 8 leases of cost 1,000 in one claim are 8,000 window entries: more than one
+		// ZADD
+		// can take from Lua's unpack, so the entries go in bounded chunks.
+		String queue = "cost-large-window";
+		RunLog log = new RunLog();
+		this.runner.withBean(RunLog.class, () -> log)
+			.withBean(Concurrency.class, () -> new Concurrency(false))
+			.withPropertyValues("test.queue=" + queue, "test.instance=a", "test.concurrency=8",
+					"delayed-tasks.queues." + queue + ".rate-limit=10000/24h",
+					"delayed-tasks.queues." + queue + ".key-rate-limit=10000/24h")
+			.run((context) -> {
+				StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+				PartitionKeys keys = PartitionKeys.of(this.redis.keyPrefix(), queue);
+				await().atMost(Duration.ofSeconds(5)).until(() -> template.opsForHash().get(keys.meta(), "fl") != null);
+				List<TaskRequest> requests = new ArrayList<>();
+				for (int i = 0; i < 12; i++) {
+					requests.add(TaskRequest.of(queue, new Job(i)).rateKey("k-" + (i % 2)).cost(1000));
+				}
+				context.getBean(DelayedTaskScheduler.class).scheduleAll(requests);
+				await().atMost(Duration.ofSeconds(10)).until(() -> log.finishedCount() == 10);
+				Thread.sleep(300);
+				assertThat(log.finishedCount()).as("tasks run: the window holds 10 of cost 1,000").isEqualTo(10);
+				assertThat(template.opsForZSet().zCard(keys.base() + "starts")).isEqualTo(10_000L);
+				assertThat(template.opsForZSet().zCard(keys.base() + "ks:k-0")).isEqualTo(5_000L);
+				assertThat(template.opsForList().size(keys.ready())).isEqualTo(2L);
+			});
+	}
+
+	@Test
 	void aCostOutOfRangeFailsAtSchedule() {
 		String queue = "cost-bad";
 		this.runner.withBean(RunLog.class, RunLog::new)

@@ -74,10 +74,24 @@ local function windowFree(key, count, windowMs, cost)
   return (int(e[2]) or now) + windowMs
 end
 
--- Adds cost entries for the lease with this fence to a window's ZSET.
-local function addStarts(args, fence, cost)
-  args[#args + 1] = now; args[#args + 1] = fence
-  for i = 2, cost do args[#args + 1] = now; args[#args + 1] = fence .. '.' .. i end
+-- Adds the entries of leases (their fences and costs, in pairs) to a window's ZSET, which expires with its last
+-- entry. One ZADD takes at most 500 entries: unpack refuses a few thousand values, and a window of count 10,000 with
+-- costly tasks would otherwise fail every lease.
+local function windowStarted(key, windowMs, started)
+  local args = {}
+  local function add(member)
+    args[#args + 1] = now; args[#args + 1] = member
+    if #args >= 1000 then
+      redis.call('ZADD', key, unpack(args))
+      args = {}
+    end
+  end
+  for i = 1, #started, 2 do
+    add(started[i])
+    for unit = 2, started[i + 1] do add(started[i] .. '.' .. unit) end
+  end
+  if #args > 0 then redis.call('ZADD', key, unpack(args)) end
+  redis.call('PEXPIRE', key, windowMs)
 end
 
 -- 0 when a task of rate key rk may be leased now, else the Redis time to set it aside until. kp:<key> is a hash: e,
@@ -113,23 +127,14 @@ local function keyWait(limits, rk, returning, cost)
   return slot
 end
 
--- Counts a lease of rate key rk against its window, which expires with its last entry.
+-- Counts a lease of rate key rk against its window.
 local function keyStarted(limits, rk, fence, cost)
-  local ks, args = base .. 'ks:' .. rk, {}
-  addStarts(args, fence, cost)
-  redis.call('ZADD', ks, unpack(args))
-  redis.call('PEXPIRE', ks, limits.keyWindow)
+  windowStarted(base .. 'ks:' .. rk, limits.keyWindow, {fence, cost})
 end
 
--- Counts leases (their fences and costs, in pairs) against the rate limit; the window's record expires with its last
--- entry.
+-- Counts leases (their fences and costs, in pairs) against the rate limit.
 local function flowStarted(limits, started)
-  if limits and limits.count > 0 and #started > 0 then
-    local args = {}
-    for i = 1, #started, 2 do addStarts(args, started[i], started[i + 1]) end
-    redis.call('ZADD', base .. 'starts', unpack(args))
-    redis.call('PEXPIRE', base .. 'starts', limits.window)
-  end
+  if limits and limits.count > 0 and #started > 0 then windowStarted(base .. 'starts', limits.window, started) end
 end
 
 -- When the queue may lease again once the limits stopped a call whose next task costs cost: the end of a hold, 0
