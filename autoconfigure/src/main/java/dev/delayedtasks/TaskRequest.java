@@ -40,13 +40,25 @@ import org.jspecify.annotations.Nullable;
  * ({@code delayed-tasks.queues.<queue>.key-rate-limit}), or {@code null}
  * @param cost how many starts the task's start counts against the queue's rate limits, or
  * {@code null} for 1
+ * @param priority the task's place among the queue's due tasks, from
+ * {@value #MIN_PRIORITY} to {@value #MAX_PRIORITY}, higher first, or {@code null} for
+ * {@value #DEFAULT_PRIORITY}
  * @author delayed-tasks
  * @since 0.1.0
  */
 public record TaskRequest(String queue, @Nullable Object payload, @Nullable Duration delay, @Nullable Instant runAt,
 		@Nullable TaskId id, @Nullable String uniqueKey, @Nullable Duration uniqueFor, @Nullable Integer maxAttempts,
 		Map<String, String> headers, Sending sending, @Nullable Instant expiresAt, @Nullable Duration expireAfter,
-		@Nullable String rateKey, @Nullable Integer cost) {
+		@Nullable String rateKey, @Nullable Integer cost, @Nullable Integer priority) {
+
+	/** The lowest priority a task can have. */
+	public static final int MIN_PRIORITY = -10;
+
+	/** The priority of a task that names none. */
+	public static final int DEFAULT_PRIORITY = 0;
+
+	/** The highest priority a task can have. */
+	public static final int MAX_PRIORITY = 10;
 
 	/**
 	 * Create a request, copying the headers.
@@ -73,10 +85,37 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 * {@code null}
 	 * @param cost how many starts the task's start counts against the rate limits, or
 	 * {@code null} for 1
+	 * @param priority the task's place among the queue's due tasks, higher first, or
+	 * {@code null} for {@value #DEFAULT_PRIORITY}
 	 */
 	public TaskRequest {
 		headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
 		sending = (sending != null) ? sending : Sending.DEFAULT;
+	}
+
+	/**
+	 * Create a request of the default priority.
+	 * @param queue the queue
+	 * @param payload the payload
+	 * @param delay the delay, or {@code null}
+	 * @param runAt the instant, or {@code null}
+	 * @param id a caller-supplied id, or {@code null}
+	 * @param uniqueKey the unique key, or {@code null}
+	 * @param uniqueFor the uniqueness window, or {@code null}
+	 * @param maxAttempts the max attempts, or {@code null}
+	 * @param headers the headers
+	 * @param sending when the task is sent inside a Spring-managed transaction
+	 * @param expiresAt the expiry instant, or {@code null}
+	 * @param expireAfter the expiry after storing, or {@code null}
+	 * @param rateKey the rate key, or {@code null}
+	 * @param cost the cost, or {@code null}
+	 */
+	public TaskRequest(String queue, @Nullable Object payload, @Nullable Duration delay, @Nullable Instant runAt,
+			@Nullable TaskId id, @Nullable String uniqueKey, @Nullable Duration uniqueFor,
+			@Nullable Integer maxAttempts, Map<String, String> headers, Sending sending, @Nullable Instant expiresAt,
+			@Nullable Duration expireAfter, @Nullable String rateKey, @Nullable Integer cost) {
+		this(queue, payload, delay, runAt, id, uniqueKey, uniqueFor, maxAttempts, headers, sending, expiresAt,
+				expireAfter, rateKey, cost, null);
 	}
 
 	/**
@@ -99,7 +138,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 			@Nullable Integer maxAttempts, Map<String, String> headers, Sending sending, @Nullable Instant expiresAt,
 			@Nullable Duration expireAfter) {
 		this(queue, payload, delay, runAt, id, uniqueKey, uniqueFor, maxAttempts, headers, sending, expiresAt,
-				expireAfter, null, null);
+				expireAfter, null, null, null);
 	}
 
 	/**
@@ -172,8 +211,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest delay(Duration delay) {
 		return new TaskRequest(this.queue, this.payload, delay, null, this.id, this.uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
-				this.cost);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey, this.cost,
+				this.priority);
 	}
 
 	/**
@@ -184,8 +223,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest at(Instant runAt) {
 		return new TaskRequest(this.queue, this.payload, null, runAt, this.id, this.uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
-				this.cost);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey, this.cost,
+				this.priority);
 	}
 
 	/**
@@ -206,8 +245,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest id(TaskId id) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, id, this.uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
-				this.cost);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey, this.cost,
+				this.priority);
 	}
 
 	/**
@@ -218,8 +257,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest uniqueKey(String uniqueKey) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, uniqueKey, this.uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
-				this.cost);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey, this.cost,
+				this.priority);
 	}
 
 	/**
@@ -231,8 +270,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest uniqueFor(Duration uniqueFor) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey, uniqueFor,
-				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
-				this.cost);
+				this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey, this.cost,
+				this.priority);
 	}
 
 	/**
@@ -244,7 +283,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	public TaskRequest maxAttempts(int maxAttempts) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
 				this.uniqueFor, maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
-				this.cost);
+				this.cost, this.priority);
 	}
 
 	/**
@@ -258,7 +297,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 		copy.put(name, value);
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
 				this.uniqueFor, this.maxAttempts, copy, this.sending, this.expiresAt, this.expireAfter, this.rateKey,
-				this.cost);
+				this.cost, this.priority);
 	}
 
 	/**
@@ -273,7 +312,8 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	 */
 	public TaskRequest expiresAt(Instant expiresAt) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
-				this.uniqueFor, this.maxAttempts, this.headers, this.sending, expiresAt, null, this.rateKey, this.cost);
+				this.uniqueFor, this.maxAttempts, this.headers, this.sending, expiresAt, null, this.rateKey, this.cost,
+				this.priority);
 	}
 
 	/**
@@ -287,7 +327,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	public TaskRequest expireAfter(Duration expireAfter) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
 				this.uniqueFor, this.maxAttempts, this.headers, this.sending, null, expireAfter, this.rateKey,
-				this.cost);
+				this.cost, this.priority);
 	}
 
 	/**
@@ -301,7 +341,23 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	public TaskRequest cost(int cost) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
 				this.uniqueFor, this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter,
-				this.rateKey, cost);
+				this.rateKey, cost, this.priority);
+	}
+
+	/**
+	 * Claim the task before the queue's due tasks of a lower priority: among the tasks
+	 * that are due, a higher priority runs first and tasks of one priority run in the
+	 * order they fell due. Priority orders only what is due (a scheduled task still waits
+	 * for its due time) and is strict: while tasks of a higher priority are ready, lower
+	 * ones wait, however long.
+	 * @param priority {@value #MIN_PRIORITY} to {@value #MAX_PRIORITY}, higher first
+	 * ({@value #DEFAULT_PRIORITY} when not set), checked when the task is scheduled
+	 * @return a new request
+	 */
+	public TaskRequest priority(int priority) {
+		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
+				this.uniqueFor, this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter,
+				this.rateKey, this.cost, priority);
 	}
 
 	/**
@@ -317,7 +373,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	public TaskRequest rateKey(String rateKey) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
 				this.uniqueFor, this.maxAttempts, this.headers, this.sending, this.expiresAt, this.expireAfter, rateKey,
-				this.cost);
+				this.cost, this.priority);
 	}
 
 	/**
@@ -347,7 +403,7 @@ public record TaskRequest(String queue, @Nullable Object payload, @Nullable Dura
 	public TaskRequest afterCommit(boolean afterCommit) {
 		return new TaskRequest(this.queue, this.payload, this.delay, this.runAt, this.id, this.uniqueKey,
 				this.uniqueFor, this.maxAttempts, this.headers, afterCommit ? Sending.AFTER_COMMIT : Sending.AT_ONCE,
-				this.expiresAt, this.expireAfter, this.rateKey, this.cost);
+				this.expiresAt, this.expireAfter, this.rateKey, this.cost, this.priority);
 	}
 
 	/**

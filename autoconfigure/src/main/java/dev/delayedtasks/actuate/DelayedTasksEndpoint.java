@@ -379,25 +379,27 @@ public class DelayedTasksEndpoint {
 	 * @param maxAttempts runs allowed, {@code null} for an ended task
 	 * @param dueAt the due time, {@code null} for an ended task
 	 * @param createdAt the creation time, {@code null} for an ended task
+	 * @param priority its priority among the queue's due tasks, {@code null} for an ended
+	 * task
 	 * @param lastError the last failure as {@code reason: type: message}, or {@code null}
 	 * @param outcome how the task ended, when it has and its outcome is kept
 	 */
 	public record TaskDescriptor(String id, String queue, String state, @Nullable Integer failures,
 			@Nullable Integer deliveries, @Nullable Integer maxAttempts, @Nullable Instant dueAt,
-			@Nullable Instant createdAt, @Nullable String lastError,
+			@Nullable Instant createdAt, @Nullable Integer priority, @Nullable String lastError,
 			@Nullable OutcomeDescriptor outcome) implements OperationResponseBody {
 
 		static TaskDescriptor of(TaskInfo info, @Nullable TaskOutcome outcome) {
 			String error = (info.lastError() != null) ? info.lastError().reason() + ": "
 					+ info.lastError().exceptionType() + ": " + info.lastError().message() : null;
 			return new TaskDescriptor(info.id().value(), info.queue(), info.state().name(), info.failures(),
-					info.deliveries(), info.maxAttempts(), info.dueAt(), info.createdAt(), error,
+					info.deliveries(), info.maxAttempts(), info.dueAt(), info.createdAt(), info.priority(), error,
 					(outcome != null) ? OutcomeDescriptor.of(outcome) : null);
 		}
 
 		static TaskDescriptor ended(TaskOutcome outcome) {
 			return new TaskDescriptor(outcome.id().value(), outcome.queue(), "ENDED", null, null, null, null, null,
-					null, OutcomeDescriptor.of(outcome));
+					null, null, OutcomeDescriptor.of(outcome));
 		}
 
 	}

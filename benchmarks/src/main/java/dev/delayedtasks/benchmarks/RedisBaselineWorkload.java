@@ -87,7 +87,7 @@ class RedisBaselineWorkload implements Workload {
 				List.of(keys.sched(), keys.ready(), keys.wake(), keys.tick(), keys.stats(), keys.meta(), keys.task(id),
 						keys.payload(id), keys.unique(null)),
 				List.of(keys.base(), "1", "1", "16", "0", id, "D", Long.toString(Duration.ofHours(3).toMillis()), "4",
-						"0", "0", "0", ENVELOPE, "", ""),
+						"0", "0", "0", ENVELOPE, "", "", ""),
 				QUEUE, id);
 	}
 

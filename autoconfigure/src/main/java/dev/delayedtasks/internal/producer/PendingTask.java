@@ -79,7 +79,8 @@ final class PendingTask {
 		Instant expiresAt = (request.expiresAt() != null) ? request.expiresAt()
 				: (request.expireAfter() != null) ? created.plus(request.expireAfter()) : null;
 		return new TaskInfo(this.task.id(), this.task.queue(), TaskState.HELD, 0, 0, this.task.maxAttempts(), due,
-				created, false, null, expiresAt);
+				created, false, null, expiresAt,
+				(request.priority() != null) ? request.priority() : TaskRequest.DEFAULT_PRIORITY);
 	}
 
 }

@@ -107,7 +107,8 @@ final class StoredTasks {
 				Instant.ofEpochMilli(TaskRecords.number(fields.get("d"))),
 				Instant.ofEpochMilli(TaskRecords.number(fields.get("c"))), "1".equals(fields.get("cr")),
 				TaskRecords.error(error),
-				(fields.get("xa") != null) ? Instant.ofEpochMilli(TaskRecords.number(fields.get("xa"))) : null);
+				(fields.get("xa") != null) ? Instant.ofEpochMilli(TaskRecords.number(fields.get("xa"))) : null,
+				(int) TaskRecords.number(fields.get("pr")));
 	}
 
 	static TaskStoreException readFailure(String queue, TaskId id, Throwable ex) {

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.delayedtasks.DelayedTaskException;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.internal.store.codec.PayloadCodec;
 import dev.delayedtasks.internal.store.script.Reply;
 import dev.delayedtasks.internal.store.script.Script;
@@ -46,6 +47,12 @@ public final class EnqueueCall {
 	private static final byte[] NONE = ascii("0");
 
 	private static final byte[] LAYOUT = ascii(LayoutVersion.CURRENT);
+
+	/**
+	 * Arguments of one task: id, mode, time, max attempts, unique TTL, expiry, outcome,
+	 * envelope, rate key, cost, priority.
+	 */
+	private static final int ARGS_PER_TASK = 11;
 
 	private final StoreSettings settings;
 
@@ -97,7 +104,7 @@ public final class EnqueueCall {
 		QueueKeys queueKeys = keysOf(queue);
 		int n = tasks.size();
 		int keyCount = keyCount(n);
-		byte[][] call = new byte[keyCount + 5 + 10 * n][];
+		byte[][] call = new byte[keyCount + 5 + ARGS_PER_TASK * n][];
 		System.arraycopy(queueKeys.fixed, 0, call, 0, queueKeys.fixed.length);
 		int arg = keyCount;
 		call[arg++] = queueKeys.base;
@@ -127,6 +134,9 @@ public final class EnqueueCall {
 			call[arg++] = (rateKey != null) ? ascii(rateKey) : new byte[0];
 			Integer cost = task.request().cost();
 			call[arg++] = (cost != null && cost > 1) ? ascii(Integer.toString(cost)) : new byte[0];
+			Integer priority = task.request().priority();
+			call[arg++] = (priority != null && priority != TaskRequest.DEFAULT_PRIORITY)
+					? ascii(Integer.toString(priority)) : new byte[0];
 		}
 		return call;
 	}

@@ -92,6 +92,11 @@ public record PreparedTask(String queue, TaskId id, boolean absolute, long time,
 			throw new InvalidTaskRequestException(
 					"cost " + request.cost() + " for queue '" + queue + "' is invalid: use 1 to " + MAX_COST);
 		}
+		Integer priority = request.priority();
+		if (priority != null && (priority < TaskRequest.MIN_PRIORITY || priority > TaskRequest.MAX_PRIORITY)) {
+			throw new InvalidTaskRequestException("priority " + priority + " for queue '" + queue + "' is invalid: use "
+					+ TaskRequest.MIN_PRIORITY + " to " + TaskRequest.MAX_PRIORITY);
+		}
 		if (request.id() != null) {
 			checkNotAnOccurrence(queue, request.id());
 		}

@@ -164,11 +164,10 @@ class ScheduleAllBatchingIntegrationTests {
 			if (keys.size() > 6 && keys.get(0).endsWith(":sched") && (keys.size() - 6) % 3 == 0) {
 				int tasks = (keys.size() - 6) / 3;
 				long bytes = 0;
-				// ARGV: base, n, layout, fanout, hand-off, then ten per task, the
-				// envelope
-				// eighth.
+				// ARGV: base, n, layout, fanout, hand-off, then eleven per task, the
+				// envelope eighth.
 				for (int i = 0; i < tasks; i++) {
-					bytes += EnvelopeChecks.utf8Length(args.get(5 + i * 10 + 7));
+					bytes += EnvelopeChecks.utf8Length(args.get(5 + i * 11 + 7));
 				}
 				this.tasksPerCall.add(tasks);
 				this.envelopeBytes.add(bytes);

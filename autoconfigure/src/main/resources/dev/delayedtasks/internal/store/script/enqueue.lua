@@ -1,7 +1,7 @@
 -- enqueue: create a batch of tasks in one queue partition, idempotent on id, with an optional uniqueness slot.
 -- KEYS (fixed 6, per item 3):
 --   1 sched  ZSET    id -> due ms
---   2 ready  LIST    ready id hints
+--   2 ready  LIST    ready id hints of priority 0
 --   3 wake   LIST    wake tokens for idle dispatchers
 --   4 tick   LIST    <= 1 token: the earliest due time changed
 --   5 stats  HASH    counters
@@ -10,20 +10,22 @@
 --   derived from ARGV base (same hash tag), not declared: dead ZSET and e:<id> STRING (only corrupt data touches
 --   them), lease ZSET (corrupt data, and the hand-off of ARGV 5); t:<holder> HASH (the holder's id is read from the
 --   uniqueness slot); o:<id> HASH, the outcome record of an earlier task with the id, deleted when the id is created
---   again (a new incarnation)
+--   again (a new incarnation); levels ZSET and ready:<p> LISTs, the ready hints of the other priorities
+--   (includes/priorities.lua)
 -- ARGV: 1 base, 2 count, 3 layout version, 4 fanoutBatch,
 --   5 hand-off ('0' none | '<nonce> <n> <leaseMs> <tick 0/1>': an idle dispatcher of the calling process takes up to
 --   n of the created tasks that are ready at once, leased here as a claim would lease them (token '<nonce>:<fence>',
---   deadline now + leaseMs), while the ready list is empty and the queue is neither paused nor under flow control
+--   deadline now + leaseMs), while the ready lists are empty and the queue is neither paused nor under flow control
 --   (meta field fl, includes/flow.lua), so no task overtakes one that
 --   waits; tick 1 pushes a tick token when the first lease of the partition is one the timer owner must hear of),
---   then per item 10: id, mode ('D' delay ms | 'A' absolute epoch ms), time, maxAttempts, uniqueTtlMs (0 = none),
+--   then per item 11: id, mode ('D' delay ms | 'A' absolute epoch ms), time, maxAttempts, uniqueTtlMs (0 = none),
 --   expiry ('0' none | 'D'<ms> after now | 'A'<epoch ms>: the task is never run from then on, field xa),
 --   outcome ('0' none | '<keep ms>' | '<keep ms> <channel>': keep how the task ended for that long, field or, and
 --   tell a tracking producer on that channel, field tn; see includes/outcome.lua; on an existing live task the
 --   longer keep wins and the channel joins its trackers, so a re-send never detaches a waiter or shortens a keep),
 --   envelope, rate key ('' none: field rk, the key of the queue's key-rate-limit, includes/flow.lua), cost ('' or
---   '1': 1; else field w, the starts the task's lease counts against the rate limits)
+--   '1': 1; else field w, the starts the task's lease counts against the rate limits), priority ('' or '0': 0; else
+--   field pr, -10 to 10, higher claimed first among ready tasks)
 -- Reply: {now, 'LAYOUT', storedVersion} when the stored layout differs (nothing is written); else
 --   {now, fresh (0/1), then per item: code ('C' created | 'L' created and leased by the hand-off | 'E' existing |
 --    'U' duplicate | 'K' corrupt), id (the created id, or the existing/duplicate holder's id), due ms (or -1),
@@ -41,7 +43,7 @@ redis.replicate_commands()
 local sched, ready, wake, tick, stats, meta = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 
 local base, items, layout, fanoutBatch = ARGV[1], int(ARGV[2]), ARGV[3], int(ARGV[4])
-if not (base and items and items >= 0 and #KEYS == 6 + 3 * items and #ARGV == 5 + 10 * items
+if not (base and items and items >= 0 and #KEYS == 6 + 3 * items and #ARGV == 5 + 11 * items
     and fanoutBatch and fanoutBatch >= 1) then
   return redis.error_reply('ERR enqueue: KEYS/ARGV do not match the item count')
 end
@@ -72,10 +74,12 @@ local function outcome(arg)
 end
 
 for i = 0, items - 1 do
-  local a = 5 + 10 * i
+  local a = 5 + 11 * i
   local mode = ARGV[a + 2]
+  local p = ARGV[a + 11] == '' and 0 or int(ARGV[a + 11])
   if (mode ~= 'D' and mode ~= 'A') or not int(ARGV[a + 3]) or not int(ARGV[a + 4]) or not int(ARGV[a + 5])
-      or not expiry(ARGV[a + 6]) or not outcome(ARGV[a + 7]) or not (ARGV[a + 10] == '' or int(ARGV[a + 10])) then
+      or not expiry(ARGV[a + 6]) or not outcome(ARGV[a + 7]) or not (ARGV[a + 10] == '' or int(ARGV[a + 10]))
+      or not (p and p >= -10 and p <= 10) then
     return redis.error_reply('ERR enqueue: bad ARGV for item ' .. (i + 1))
   end
 end
@@ -97,21 +101,22 @@ end
 local live = {S = true, R = true, A = true}
 local reply, created, corrupted, anyReady, minDue = {now, stored and 0 or 1}, 0, 0, false, nil
 local lease = base .. 'lease'
--- A task overtakes none: only while nothing waits in the ready list, and never on a paused queue or one with flow
+-- A task overtakes none: only while nothing waits in the ready lists, and never on a paused queue or one with flow
 -- control (its leases are counted by claim and promote alone).
 local handed = 0
 local canHandOff = false
-if handoffNonce and handoffMax > 0 and redis.call('LLEN', ready) == 0 then
+if handoffNonce and handoffMax > 0 and readyCount() == 0 then
   canHandOff = redis.call('HGET', meta, 'paused') ~= '1' and not flowLimits()
 end
 local leaseWasEmpty = canHandOff and redis.call('ZCARD', lease) == 0
 
 for i = 0, items - 1 do
   local tk, pk, uk = KEYS[7 + 3 * i], KEYS[8 + 3 * i], KEYS[9 + 3 * i]
-  local a = 5 + 10 * i
+  local a = 5 + 11 * i
   local id, mode, time, maxAttempts, ttl, expiresAt, envelope, rateKey, cost =
     ARGV[a + 1], ARGV[a + 2], int(ARGV[a + 3]), int(ARGV[a + 4]), int(ARGV[a + 5]), expiry(ARGV[a + 6]), ARGV[a + 8],
     ARGV[a + 9], int(ARGV[a + 10]) or 1
+  local priority = int(ARGV[a + 11]) or 0
   local keep, channel = outcome(ARGV[a + 7])
   local due = mode == 'D' and now + time or time
   local code, rid, rdue, token = 'C', id, due, nil
@@ -171,6 +176,7 @@ for i = 0, items - 1 do
       if expiresAt > 0 then fields[#fields + 1] = 'xa'; fields[#fields + 1] = expiresAt end
       if rateKey ~= '' then fields[#fields + 1] = 'rk'; fields[#fields + 1] = rateKey end
       if cost > 1 then fields[#fields + 1] = 'w'; fields[#fields + 1] = cost end
+      if priority ~= 0 then fields[#fields + 1] = 'pr'; fields[#fields + 1] = priority end
       if keep > 0 then
         fields[#fields + 1] = 'or'; fields[#fields + 1] = keep
         if channel ~= '' then fields[#fields + 1] = 'tn'; fields[#fields + 1] = channel end
@@ -180,7 +186,7 @@ for i = 0, items - 1 do
       if state == 'A' then
         redis.call('ZADD', lease, now + handoffLeaseMs, id)
       elseif state == 'R' then
-        redis.call('RPUSH', ready, id)
+        pushReady(id, priority)
         anyReady = true
       else
         readHead()

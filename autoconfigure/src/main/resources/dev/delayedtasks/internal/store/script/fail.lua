@@ -47,7 +47,7 @@ end
 --- @include "trimDead"
 --- @include "outcome"
 
-local r = pread('HMGET', tk, 'k', 'a', 'm', 'cr', 'u', 'f', 'x')
+local r = pread('HMGET', tk, 'k', 'a', 'm', 'cr', 'u', 'f', 'x', 'pr')
 if r.err then
   redis.call('ZREM', lease, id)
   redis.call('ZADD', dead, now, id)
@@ -109,7 +109,7 @@ redis.call('HINCRBY', stats, 'retry', 1)
 if delay == 0 then
   redis.call('HSET', tk, 'a', a, 's', 'R', 'd', now)
   redis.call('SET', ek, record)
-  redis.call('RPUSH', ready, id)
+  pushReady(id, priorityOf(r[8]))
   fanout()
   return {now, 'R', now}
 end

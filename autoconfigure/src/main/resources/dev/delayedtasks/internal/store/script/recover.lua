@@ -36,7 +36,7 @@ local released, cancelled = 0, 0
 -- A lost claim leased its tasks last, so they sit among the latest deadlines.
 for _, id in ipairs(redis.call('ZREVRANGE', lease, 0, scanLimit - 1)) do
   local tk = base .. 't:' .. id
-  local r = pread('HMGET', tk, 'k', 'v', 'cr', 'u', 's')
+  local r = pread('HMGET', tk, 'k', 'v', 'cr', 'u', 's', 'pr')
   local nonce = type(r) == 'table' and not r.err and type(r[1]) == 'string' and r[1]:match('^(.*):%d+$')
   local v = nonce and int(r[2])
   if nonce and lost[nonce] and v and r[5] == 'A' then
@@ -50,7 +50,7 @@ for _, id in ipairs(redis.call('ZREVRANGE', lease, 0, scanLimit - 1)) do
       redis.call('ZREM', lease, id)
       redis.call('HDEL', tk, 'k')
       redis.call('HSET', tk, 'v', math.max(v - 1, 0), 's', 'R')
-      redis.call('LPUSH', ready, id) -- head: it was claimed in its turn
+      pushReady(id, priorityOf(r[6]), true) -- head: it was claimed in its turn
       released = released + 1
     end
   end

@@ -37,7 +37,7 @@ end
 local moved, skipped = 0, 0
 for _, id in ipairs(ids) do
   local tk = base .. 't:' .. id
-  local r = pread('HMGET', tk, 's', 'xa')
+  local r = pread('HMGET', tk, 's', 'xa', 'pr')
   local s = (type(r) == 'table' and not r.err) and r[1] or nil
   -- Without a readable task and its payload there is nothing to run: leave the entry for inspection or purge.
   if s ~= 'D' or redis.call('TYPE', base .. 'p:' .. id).ok ~= 'string' then
@@ -53,7 +53,7 @@ for _, id in ipairs(ids) do
     -- still ahead does, whatever the task died of. A value that is not a number is ignored by claim: drop it too.
     local xa = int(r[2])
     if r[2] and not (xa and xa > now) then redis.call('HDEL', tk, 'xa') end
-    redis.call('RPUSH', ready, id)
+    pushReady(id, priorityOf(r[3]))
     moved = moved + 1
   end
 end

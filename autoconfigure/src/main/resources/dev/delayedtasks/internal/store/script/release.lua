@@ -39,7 +39,7 @@ local reply, released, cancelled, stale = {now}, 0, 0, 0
 for i = 0, items - 1 do
   local tk, pk, ek, uk = KEYS[5 + 4 * i], KEYS[6 + 4 * i], KEYS[7 + 4 * i], KEYS[8 + 4 * i]
   local id, token = ARGV[5 + 2 * i], ARGV[6 + 2 * i]
-  local r = pread('HMGET', tk, 'k', 'v', 'cr', 'rk')
+  local r = pread('HMGET', tk, 'k', 'v', 'cr', 'rk', 'pr')
   local code = 'L'
   if not r.err and not r[1] then
     code = 'G' -- nothing holds it: a release sent again after its reply was lost, or a task that is gone
@@ -60,7 +60,7 @@ for i = 0, items - 1 do
     -- rl: given back; a recurring occurrence admitted before it was released is admitted again (recur_advance).
     redis.call('HSET', tk, 'v', math.max(int(r[2]) - 1, 0), 's', 'R', 'rl', 1)
     if r[4] then redis.call('HSET', tk, 'kw', now) end
-    redis.call('LPUSH', ready, id) -- head: it was already waiting its turn
+    pushReady(id, priorityOf(r[5]), true) -- head: it was already waiting its turn
     released = released + 1
     code = 'O'
   end

@@ -13,8 +13,9 @@
 --   8 tick     LIST    <= 1 token: the earliest due time changed
 --   9 wake     LIST    wake tokens for idle dispatchers
 --   10 handover LIST   a resigning timer owner's token
---   derived from ARGV base (same hash tag; the ids are found inside the script): t:<id> HASH of the ready hints
--- ARGV: 1 base, 2 hintScan (most ready hints checked; a longer ready list counts as that many ready tasks)
+--   derived from ARGV base (same hash tag; the ids are found inside the script): t:<id> HASH of the ready hints;
+--   ready:<p> LISTs and levels ZSET, the ready hints of the other priorities (includes/priorities.lua); starts ZSET
+-- ARGV: 1 base, 2 hintScan (most ready hints checked per priority; a longer list counts as that many ready tasks)
 -- Reply: {now, code, scheduled, ready, active, dead, timer owner or ''}; code: 'O' removed (the keys above deleted) |
 --   'N' not empty (nothing written) | 'T' an instance holds the timer (nothing written)
 -- keys: fixed=10 per-item=0
@@ -29,17 +30,26 @@ if not (#KEYS == 10 and base and hintScan and hintScan >= 0) then
   return redis.error_reply('ERR remove: bad KEYS/ARGV')
 end
 
+--- @include "priorities"
+
 local scheduled, active, deadCount = redis.call('ZCARD', sched), redis.call('ZCARD', lease), redis.call('ZCARD', dead)
 -- Cancelled and rescheduled ready tasks leave hints behind: only hints of ready tasks count. Data that cannot be
 -- read counts as a ready task, so that it is never deleted here.
-local hints = redis.call('LLEN', ready)
-local readyCount = hints
-if hints > 0 and hints <= hintScan then
-  readyCount = 0
-  for _, id in ipairs(redis.call('LRANGE', ready, 0, hints - 1)) do
-    local s = pread('HGET', base .. 't:' .. id, 's')
-    if type(s) == 'table' or s == 'R' then readyCount = readyCount + 1 end
+-- Every priority's list, whatever levels says: nothing ready may be deleted here.
+local readyKeys, readyCount = {}, 0
+for p = MIN_PRIORITY, MAX_PRIORITY do
+  local key = readyKey(p)
+  readyKeys[#readyKeys + 1] = key
+  local hints = redis.call('LLEN', key)
+  local count = hints
+  if hints > 0 and hints <= hintScan then
+    count = 0
+    for _, id in ipairs(redis.call('LRANGE', key, 0, hints - 1)) do
+      local s = pread('HGET', base .. 't:' .. id, 's')
+      if type(s) == 'table' or s == 'R' then count = count + 1 end
+    end
   end
+  readyCount = readyCount + count
 end
 local owner = redis.call('GET', timer)
 
@@ -47,5 +57,6 @@ if scheduled + readyCount + active + deadCount > 0 then
   return {now, 'N', scheduled, readyCount, active, deadCount, owner or ''}
 end
 if owner then return {now, 'T', 0, 0, 0, 0, owner} end
-redis.call('DEL', sched, ready, lease, dead, meta, stats, tick, wake, handover, base .. 'starts')
+redis.call('DEL', sched, lease, dead, meta, stats, tick, wake, handover, base .. 'starts', base .. 'levels',
+  unpack(readyKeys))
 return {now, 'O', 0, 0, 0, 0, ''}

@@ -30,7 +30,7 @@ end
 
 local due = mode == 'D' and now + time or time
 
-local r = pread('HMGET', tk, 's')
+local r = pread('HMGET', tk, 's', 'pr')
 local s = not r.err and r[1]
 if not r.err and not s and redis.call('EXISTS', tk) == 0 then return {now, 'N', -1} end
 if s == 'X' then return {now, 'N', -1} end
@@ -63,7 +63,7 @@ if due <= now then
     redis.call('ZREM', sched, id)
     redis.call('HSET', tk, 's', 'R', 'd', due)
     redis.call('HDEL', tk, 'kw') -- set aside for its rate key: moved, it joins its key's line anew
-    redis.call('RPUSH', ready, id)
+    pushReady(id, priorityOf(r[2]))
     fanout()
   else
     redis.call('HSET', tk, 'd', due) -- already ready: it stays where it is in the queue

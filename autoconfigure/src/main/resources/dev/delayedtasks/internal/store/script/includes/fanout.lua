@@ -1,10 +1,11 @@
 -- fanout: one wake token per fanoutBatch ready tasks (at most 64) wakes just enough idle dispatchers, no more than
 -- a global concurrency limit has free slots (includes/flow.lua: a lease that ends wakes one then), and one while a
 -- hold lasts (the dispatcher it wakes waits for the hold's end and claims then, waking others as it finds more).
--- uses: base, now, ready, wake, fanoutBatch
+-- uses: base, now, wake, fanoutBatch
 --- @include "flow"
+--- @include "priorities"
 local function fanout()
-  local backlog = redis.call('LLEN', ready)
+  local backlog = readyCount()
   if backlog == 0 then return end
   local want = math.min(math.ceil(backlog / fanoutBatch), 64)
   local limits = flowLimits()

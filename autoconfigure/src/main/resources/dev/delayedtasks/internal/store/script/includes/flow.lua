@@ -16,15 +16,16 @@
 -- one entry per unit (members '<fence>', '<fence>.2', ...), so the windows hold at most count entries still.
 -- uses: base, now
 --- @include "int"
+--- @include "queueMeta"
+--- @include "priorities"
 
--- The limits, or nil for none (an unreadable field limits nothing: only this library writes it). Read once per script
--- call: no script writes fl or fh after reading them.
+-- The limits, or nil for none (an unreadable field limits nothing: only this library writes it).
 local flowRead, flowReadDone
 local function flowLimits()
   if flowReadDone then return flowRead end
   flowReadDone = true
   flowRead = nil
-  local m = redis.call('HMGET', base .. 'meta', 'fl', 'fh')
+  local m = queueMeta()
   local hold = int(m[2]) or 0
   if hold <= now then hold = 0 end
   local count, window, cap, keyCount, keyWindow
@@ -157,7 +158,7 @@ local function freedSlots(count)
   if count <= 0 then return end
   local limits = flowLimits()
   if not (limits and limits.cap > 0) then return end
-  local want = math.min(count, redis.call('LLEN', base .. 'ready'), 64,
+  local want = math.min(count, readyCount(), 64,
     limits.cap - redis.call('ZCARD', base .. 'lease')) - redis.call('LLEN', base .. 'wake')
   for _ = 1, want do redis.call('RPUSH', base .. 'wake', 1) end
 end

@@ -1,11 +1,11 @@
--- leaseReady: the lease of claim and promote: pop ids from the head of ready and lease each task that is ready (a
--- fence from the partition-wide counter, token '<nonce>:<fence>', state A, one more delivery, an entry in lease at
--- now + leaseMs), appending 9 fields per task to a reply (id, token, envelope, a, v, m, d, c, u or ''). Hints of
--- cancelled or moved tasks are skipped, broken data goes to dead as corrupt, a task past its expiry (xa) ends as
--- expired (id, a, c and xa of each appended to the list expired). The queue's flow control (includes/flow.lua) may
--- lease fewer than asked, and sets aside in sched the tasks of a rate key at its limit (a tick token tells the timer
--- owner when one of them is the new earliest due time).
--- uses: base, now, sched, ready, lease, dead, tick, stats, expiredTo
+-- leaseReady: the lease of claim and promote: pop ids from the head of the ready lists, highest priority first
+-- (includes/priorities.lua), and lease each task that is ready (a fence from the partition-wide counter, token
+-- '<nonce>:<fence>', state A, one more delivery, an entry in lease at now + leaseMs), appending 9 fields per task to a
+-- reply (id, token, envelope, a, v, m, d, c, u or ''). Hints of cancelled or moved tasks are skipped, broken data goes
+-- to dead as corrupt, a task past its expiry (xa) ends as expired (id, a, c and xa of each appended to the list
+-- expired). The queue's flow control (includes/flow.lua) may lease fewer than asked, and sets aside in sched the tasks
+-- of a rate key at its limit (a tick token tells the timer owner when one of them is the new earliest due time).
+-- uses: base, now, sched, lease, dead, tick, stats, expiredTo
 --- @include "pread"
 --- @include "int"
 --- @include "releaseUnique"
@@ -13,6 +13,7 @@
 --- @include "reasons"
 --- @include "outcome"
 --- @include "flow"
+--- @include "priorities"
 
 -- The rule of Names.checkTaskId (1-64 ASCII letters, digits, '.', '-', '_', ':'): Java cannot take an id that breaks
 -- it, so leasing one would fail the whole call, and the same hint would come back at the head for ever.
@@ -59,14 +60,25 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
   local started, stoppedBy = {}, nil
   local claimed, more = 0, false
   local ghosts = int(redis.call('HGET', stats, 'ghost')) or 0
+  local lists, li = readyLists(), 1
+  -- The first hint from list li on; a priority whose list is empty leaves levels.
+  local function peekReady()
+    while true do
+      local id = redis.call('LINDEX', lists[li][1], 0)
+      if id then return id end
+      levelEmptied(lists[li][2])
+      if li == #lists then return nil end
+      li = li + 1
+    end
+  end
   local skipped, pops, bytes = 0, 0, 0
   while claimed < room and pops < scanLimit do
     if claimed > 0 and bytes >= byteBudget then
-      more = redis.call('LLEN', ready) > 0
+      more = readyCount() > 0
       break
     end
     -- Peek, read, then pop: a read that raises (a moved slot) must not lose the hint.
-    local id = redis.call('LINDEX', ready, 0)
+    local id = peekReady()
     if not id then break end
     local tk = base .. 't:' .. id
     local status, r = readTask(tk, 'a', 'v', 'm', 'f', 'd', 'c', 'u', 'xa', 'rk', 'kw', 'w')
@@ -100,7 +112,7 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
       stoppedBy = w
       break
     end
-    redis.call('LPOP', ready)
+    redis.call('LPOP', lists[li][1])
     pops = pops + 1
     -- A rate key that is not a valid id (not this library's data) limits nothing.
     local rk = leasable and keyed and r[10] and validId(r[10]) and r[10]
@@ -136,10 +148,10 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
   if asideMin and (not asideHead or asideMin < asideHead) and redis.call('LLEN', tick) == 0 then
     redis.call('LPUSH', tick, 1)
   end
-  if (stoppedBy or (room < n and claimed >= room)) and redis.call('LLEN', ready) > 0 then
+  if (stoppedBy or (room < n and claimed >= room)) and readyCount() > 0 then
     -- The limits stopped it, not a budget of this call: claiming again at once would find no room.
     return claimed, false, flowWait(limits, stoppedBy or 1)
   end
-  if pops > 0 and (claimed >= n or pops >= scanLimit) and redis.call('LLEN', ready) > 0 then more = true end
+  if pops > 0 and (claimed >= n or pops >= scanLimit) and readyCount() > 0 then more = true end
   return claimed, more, -1
 end

@@ -2,13 +2,14 @@
 -- tasks whose lease expired more than graceMs ago (reapExpired), park malformed data in dead (corrupt), count in
 -- batches (bump, then flushCounts once at the end) and read an index's earliest score (headScore).
 -- Task keys t:<id>, p:<id>, e:<id>, u:<digest> are derived: the ids are found inside the script.
--- uses: base, now, sched, ready, lease, dead, stats, promoteLimit, reapLimit, graceMs, maxDeliveries
+-- uses: base, now, sched, lease, dead, stats, promoteLimit, reapLimit, graceMs, maxDeliveries
 --- @include "pread"
 --- @include "int"
 --- @include "releaseUnique"
 --- @include "deleteTask"
 --- @include "reasons"
 --- @include "outcome"
+--- @include "priorities"
 local counts = {}
 local function bump(field, by) counts[field] = (counts[field] or 0) + (by or 1) end
 local function flushCounts()
@@ -51,11 +52,11 @@ local function promoteDue()
   if promoteLimit == 0 then return false end
   local ids = redis.call('ZRANGEBYSCORE', sched, '-inf', now, 'LIMIT', 0, promoteLimit)
   for _, id in ipairs(ids) do
-    local status, r = readTask(base .. 't:' .. id)
+    local status, r = readTask(base .. 't:' .. id, 'pr')
     if status == 'ok' and r[1] == 'S' then
       redis.call('ZREM', sched, id)
       redis.call('HSET', base .. 't:' .. id, 's', 'R')
-      redis.call('RPUSH', ready, id)
+      pushReady(id, priorityOf(r[2]))
       bump('promoted')
     elseif status == 'ok' or status == 'missing' then
       redis.call('ZREM', sched, id) -- stale index entry: the hash is gone or says another state
@@ -73,7 +74,7 @@ local function reapExpired()
   local ids = redis.call('ZRANGEBYSCORE', lease, '-inf', now - graceMs, 'LIMIT', 0, reapLimit)
   for _, id in ipairs(ids) do
     local tk = base .. 't:' .. id
-    local status, r = readTask(tk, 'v', 'cr', 'u', 'x')
+    local status, r = readTask(tk, 'v', 'cr', 'u', 'x', 'pr')
     -- x counts the leases that expired since the task's last recorded failure (absent = 0): ordinary failures
     -- are bounded by max attempts, so only deliveries that ended without any outcome count towards maxDeliveries.
     local v, x = int(r[2]), 0
@@ -110,7 +111,7 @@ local function reapExpired()
       redis.call('ZREM', lease, id)
       redis.call('HDEL', tk, 'k')
       redis.call('HSET', tk, 's', 'R', 'x', x + 1)
-      redis.call('RPUSH', ready, id)
+      pushReady(id, priorityOf(r[6]))
       bump('reaped')
     end
   end
