@@ -107,6 +107,17 @@ public interface DelayedTaskListener {
 	}
 
 	/**
+	 * This instance's dispatcher of the queue waited for the queue's flow control while
+	 * tasks were ready: for its rate window to have room, for a handler's hold to end,
+	 * or, at the global concurrency, for a lease to end. Called after each wait, on the
+	 * dispatcher's thread: keep it short.
+	 * @param queue the queue
+	 * @param waited how long it waited
+	 */
+	default void throttled(String queue, Duration waited) {
+	}
+
+	/**
 	 * A task failed for good and was moved to the dead letters.
 	 * @param context the run
 	 * @param failure what the handler threw

@@ -221,6 +221,12 @@ public final class DelayedTaskMetrics implements DelayedTaskListener, MeterBinde
 	}
 
 	@Override
+	public void throttled(String queue, Duration waited) {
+		time("throttled", "Time this instance's dispatcher waited for the queue's flow control while tasks were ready",
+				Tags.of("queue", queueTag(queue), "handler", this.handlerOfQueue.apply(queue)), waited);
+	}
+
+	@Override
 	public void deadLettered(TaskContext context, Throwable failure, String reason) {
 		count("dead.lettered", "Tasks moved to the dead letters, by reason",
 				handlerTags(context).and("reason", reason));

@@ -4,12 +4,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.internal.actuate.QueueSnapshots;
 import dev.delayedtasks.internal.store.QueueIndex;
 import dev.delayedtasks.internal.store.RedisQueueStats;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +39,20 @@ class DelayedTaskMetricsTests {
 		metrics.staleAcknowledgement(context);
 		assertThat(meters.get("delayed.tasks.stale").tags("queue", "direct", "handler", "direct-h").counter().count())
 			.isEqualTo(2);
+	}
+
+	@Test
+	void throttledCallbackTimesByQueueAndHandler() {
+		SimpleMeterRegistry meters = new SimpleMeterRegistry();
+		QueueSnapshots snapshots = new QueueSnapshots(mock(RedisQueueStats.class), mock(QueueIndex.class), Set::of,
+				Duration.ofHours(1));
+		DelayedTaskMetrics metrics = new DelayedTaskMetrics(snapshots, (queue) -> queue + "-h");
+		metrics.bindTo(meters);
+		metrics.throttled("emails", Duration.ofMillis(300));
+		metrics.throttled("emails", Duration.ofMillis(200));
+		Timer timer = meters.get("delayed.tasks.throttled").tags("queue", "emails", "handler", "emails-h").timer();
+		assertThat(timer.count()).isEqualTo(2);
+		assertThat(timer.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(500);
 	}
 
 	@Test

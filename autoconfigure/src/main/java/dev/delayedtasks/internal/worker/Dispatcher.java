@@ -229,7 +229,9 @@ final class Dispatcher {
 				}
 				submitAll(loop, batch.tasks(), batch.now(), sent, false);
 				if (batch.throttledUntilMs() > 0) {
+					long waitFrom = System.nanoTime();
 					awaitRateWindow(loop, batch.throttledUntilMs() - batch.now());
+					throttledSince(waitFrom);
 				}
 				else if (batch.tasks().size() < wanted && !batch.more()) {
 					// Idle, or at the queue's global concurrency: a lease that ends wakes
@@ -239,12 +241,17 @@ final class Dispatcher {
 					}
 					loop.idle = true;
 					loop.awaitingWork = true;
+					long waitFrom = System.nanoTime();
 					try {
 						wake.pop(this.settings.blockTimeout(), this.keys.wake());
 					}
 					finally {
 						loop.awaitingWork = false;
 						loop.idle = false;
+					}
+					if (batch.throttledUntilMs() == 0) {
+						// Tasks were ready, but the global concurrency was in use.
+						throttledSince(waitFrom);
 					}
 				}
 				// Only a whole round resets: a claim that works followed by a BLPOP that
@@ -295,6 +302,10 @@ final class Dispatcher {
 			// after lease + grace (the recover runs after the claim on the connection).
 			recoverQuietly(lostClaims);
 		}
+	}
+
+	private void throttledSince(long waitFrom) {
+		this.listeners.throttled(this.queue, Duration.ofNanos(System.nanoTime() - waitFrom));
 	}
 
 	private void configureLimits() {

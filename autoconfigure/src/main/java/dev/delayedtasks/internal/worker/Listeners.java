@@ -98,6 +98,11 @@ public final class Listeners implements DelayedTaskListener {
 	}
 
 	@Override
+	public void throttled(String queue, Duration waited) {
+		each((listener) -> listener.throttled(queue, waited));
+	}
+
+	@Override
 	public void deadLettered(TaskContext context, Throwable failure, String reason) {
 		each((listener) -> listener.deadLettered(context, failure, reason));
 	}
