@@ -65,17 +65,22 @@ class FlowControlIntegrationTests {
 		this.runner = ShortLeases.runner(redis).withUserConfiguration(FlowHandler.class);
 	}
 
+	/**
+	 * 20 a second for 6 seconds in CI; docs/flow-control.md's figure of 100 a second for
+	 * 30 seconds comes from {@code -Ddelayed-tasks.test.flow-rate.count=100
+	 * -Ddelayed-tasks.test.flow-rate.seconds=30}.
+	 */
 	@Test
 	void aRateLimitHoldsForThreeInstancesTogetherAndIsUsedToTheFull() {
 		String queue = "flow-rate";
-		int count = 20;
-		int tasks = 140;
+		int count = Integer.getInteger("delayed-tasks.test.flow-rate.count", 20);
+		int tasks = count * (1 + Integer.getInteger("delayed-tasks.test.flow-rate.seconds", 6));
 		RunLog log = new RunLog();
 		ApplicationContextRunner instances = instances(queue, log, new Concurrency(false),
-				"delayed-tasks.queues." + queue + ".rate-limit=20/1s", "test.concurrency=8")
+				"delayed-tasks.queues." + queue + ".rate-limit=" + count + "/1s", "test.concurrency=8")
 			.withUserConfiguration(WarmUpHandler.class);
 		runThree(instances, (a, b, c) -> {
-			QueueLimits configured = new QueueLimits(RateLimit.parse("20/1s"), null);
+			QueueLimits configured = new QueueLimits(RateLimit.parse(count + "/1s"), null);
 			await().atMost(Duration.ofSeconds(5)).until(() -> configured.equals(limits(b, queue)));
 			// Handlers that run for the first time (class loading, JIT) start late: each
 			// instance runs a few tasks of an unlimited queue first, so that the starts
@@ -96,7 +101,7 @@ class FlowControlIntegrationTests {
 				.map(ScheduleResult::id)
 				.collect(Collectors.toSet());
 			assertThat(ids).hasSize(tasks);
-			await().atMost(Duration.ofSeconds(20)).until(() -> ofQueue(log, queue).size() >= tasks);
+			await().atMost(Duration.ofSeconds(tasks / count + 14)).until(() -> ofQueue(log, queue).size() >= tasks);
 			await().atMost(Duration.ofSeconds(10)).until(() -> finished(ofQueue(log, queue)) >= tasks);
 			// Nothing is left to run again: no task, lease, hint or schedule.
 			ShortLeases.assertPartitionEmpty(a.getBean(StringRedisTemplate.class), this.redis, queue);
@@ -122,7 +127,7 @@ class FlowControlIntegrationTests {
 			double rate = (tasks - count) / seconds;
 			System.out.printf("flow-rate %d starts in %.2f s: %.2f a second after the first burst%n", tasks, seconds,
 					rate);
-			assertThat(rate).as("starts a second after the first burst").isBetween(17.0, 23.0);
+			assertThat(rate).as("starts a second after the first burst").isBetween(count * 0.85, count * 1.15);
 		});
 	}
 
