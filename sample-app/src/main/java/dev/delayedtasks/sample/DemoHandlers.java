@@ -14,8 +14,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * The sample's handlers: one that runs delayed reminders, a recurring digest, one that
- * fails twice before it succeeds (retries with back-off), and one that always fails (dead
- * letters).
+ * fails twice before it succeeds (retries with back-off), one that always fails (dead
+ * letters), and calls to a partner API under flow control (application.yml).
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -65,6 +65,20 @@ public class DemoHandlers {
 	void doomed(Reminder reminder, TaskContext context) {
 		this.events.add("doomed failed attempt " + context.attempt());
 		throw new IllegalArgumentException("No mailbox for user " + reminder.user());
+	}
+
+	/**
+	 * A call to a partner API that takes 5 calls a second, 2 at a time, and 2 a second
+	 * per customer: the queue's flow control in application.yml keeps to that on every
+	 * instance together, and an urgent call overtakes the backlog (its priority).
+	 * @param call the customer and what to send
+	 * @param context the run, leased at {@code startedAt} (Redis time)
+	 */
+	@DelayedTaskHandler(queue = "partner-calls", concurrency = "4")
+	void callPartner(Reminder call, TaskContext context) {
+		logger.info("Partner call for " + call.user() + ": '" + call.text() + "'");
+		this.events
+			.add("partner " + call.user() + " '" + call.text() + "' leased_ms=" + context.startedAt().toEpochMilli());
 	}
 
 	/**

@@ -1,6 +1,8 @@
 package dev.delayedtasks.sample;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskRequest;
@@ -14,7 +16,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * Schedules a few tasks when the sample starts, so its log shows delayed execution,
- * retries and dead-lettering. Off with {@code sample.demo-tasks=false}.
+ * retries, dead-lettering and flow control. Off with {@code sample.demo-tasks=false}.
  *
  * @author delayed-tasks
  * @since 0.1.0
@@ -37,8 +39,17 @@ class DemoTasks implements ApplicationRunner {
 		this.scheduler.schedule("reminders", new Reminder("linus", "review the pull request"), Duration.ofSeconds(5));
 		this.scheduler.schedule(TaskRequest.of("flaky", new Reminder("grace", "retry me")).maxAttempts(5));
 		this.scheduler.schedule(TaskRequest.of("doomed", new Reminder("nobody", "never delivered")).maxAttempts(2));
+		List<TaskRequest> calls = new ArrayList<>();
+		for (int i = 1; i <= 6; i++) {
+			calls.add(TaskRequest.of("partner-calls", new Reminder("acme", "sync " + i)).rateKey("acme"));
+		}
+		calls.add(TaskRequest.of("partner-calls", new Reminder("globex", "sync 1")).rateKey("globex"));
+		calls.add(TaskRequest.of("partner-calls", new Reminder("initech", "refund now"))
+			.rateKey("initech")
+			.priority(TaskRequest.MAX_PRIORITY));
+		this.scheduler.scheduleAll(calls);
 		logger.info("Scheduled demo tasks: reminders in 2 s and 5 s, a flaky task that succeeds on its third attempt, "
-				+ "and a doomed one that ends in the dead letters");
+				+ "a doomed one that ends in the dead letters, and partner calls under flow control");
 	}
 
 }

@@ -11,6 +11,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.test.TestRedis;
@@ -58,6 +61,39 @@ class SampleApplicationIntegrationTests {
 					assertThat(letter.attempts()).isEqualTo(2);
 				}));
 			assertThat(handlers.events()).filteredOn((e) -> e.startsWith("doomed")).hasSize(2);
+		}
+	}
+
+	@Test
+	void callsThePartnerWithinItsLimitsAndTheUrgentCallFirst(TestRedis redis) {
+		try (ConfigurableApplicationContext context = start("--spring.data.redis.url=" + redis.url(),
+				"--delayed-tasks.key-prefix=" + redis.keyPrefix() + "-partner")) {
+			DemoHandlers handlers = context.getBean(DemoHandlers.class);
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> handlers.events().stream().filter((e) -> e.startsWith("partner ")).count() == 8);
+			Map<String, Long> leased = new LinkedHashMap<>();
+			for (String event : handlers.events()) {
+				if (event.startsWith("partner ")) {
+					leased.put(event.substring(0, event.indexOf(" leased_ms=")),
+							Long.parseLong(event.substring(event.indexOf("leased_ms=") + 10)));
+				}
+			}
+			List<Long> acme = leased.entrySet()
+				.stream()
+				.filter((e) -> e.getKey().startsWith("partner acme"))
+				.map(Map.Entry::getValue)
+				.sorted()
+				.toList();
+			// 2 a second per customer, in Redis time: the third of any three acme calls
+			// is leased at least a second after the first.
+			for (int i = 2; i < acme.size(); i++) {
+				assertThat(acme.get(i) - acme.get(i - 2)).as("ms between acme calls %d and %d", i - 1, i + 1)
+					.isGreaterThanOrEqualTo(1000);
+			}
+			long urgent = leased.get("partner initech 'refund now'");
+			assertThat(leased.values()).allSatisfy((at) -> assertThat(at).isGreaterThanOrEqualTo(urgent));
+			// Another customer does not wait behind acme's backlog.
+			assertThat(leased.get("partner globex 'sync 1'")).isLessThan(acme.get(acme.size() - 1));
 		}
 	}
 
