@@ -29,10 +29,7 @@ class DelayedTaskMetricsTests {
 	void staleAcknowledgementCallbackCountsByQueueAndHandler() {
 		SimpleMeterRegistry meters = new SimpleMeterRegistry();
 		// Never started: the stale counter does not read the snapshot.
-		QueueSnapshots snapshots = new QueueSnapshots(mock(RedisQueueStats.class), mock(QueueIndex.class), Set::of,
-				Duration.ofHours(1));
-		DelayedTaskMetrics metrics = new DelayedTaskMetrics(snapshots, (queue) -> queue + "-h");
-		metrics.bindTo(meters);
+		DelayedTaskMetrics metrics = boundTo(meters);
 		TaskContext context = new TaskContext(TaskId.of("t-1"), "direct", 1, 2, Instant.EPOCH, Instant.EPOCH,
 				Instant.EPOCH, Map.of(), "token");
 		metrics.staleAcknowledgement(context);
@@ -44,10 +41,7 @@ class DelayedTaskMetricsTests {
 	@Test
 	void throttledCallbackTimesByQueueAndHandler() {
 		SimpleMeterRegistry meters = new SimpleMeterRegistry();
-		QueueSnapshots snapshots = new QueueSnapshots(mock(RedisQueueStats.class), mock(QueueIndex.class), Set::of,
-				Duration.ofHours(1));
-		DelayedTaskMetrics metrics = new DelayedTaskMetrics(snapshots, (queue) -> queue + "-h");
-		metrics.bindTo(meters);
+		DelayedTaskMetrics metrics = boundTo(meters);
 		metrics.throttled("emails", Duration.ofMillis(300));
 		metrics.throttled("emails", Duration.ofMillis(200));
 		Timer timer = meters.get("delayed.tasks.throttled").tags("queue", "emails", "handler", "emails-h").timer();
@@ -58,14 +52,23 @@ class DelayedTaskMetricsTests {
 	@Test
 	void afterCommitFailedCallbackCountsByQueue() {
 		SimpleMeterRegistry meters = new SimpleMeterRegistry();
-		QueueSnapshots snapshots = new QueueSnapshots(mock(RedisQueueStats.class), mock(QueueIndex.class), Set::of,
-				Duration.ofHours(1));
-		DelayedTaskMetrics metrics = new DelayedTaskMetrics(snapshots, (queue) -> queue + "-h");
-		metrics.bindTo(meters);
+		DelayedTaskMetrics metrics = boundTo(meters);
 		metrics.afterCommitFailed("orders", TaskId.of("t-1"), new IllegalStateException("down"));
 		metrics.afterCommitFailed("orders", TaskId.of("t-2"), new IllegalStateException("down"));
 		assertThat(meters.get("delayed.tasks.after.commit.failed").tags("queue", "orders").counter().count())
 			.isEqualTo(2);
+	}
+
+	/**
+	 * Metrics whose handler of a queue is {@code <queue>-h}, on snapshots never started:
+	 * the listener callbacks do not read them.
+	 */
+	private static DelayedTaskMetrics boundTo(SimpleMeterRegistry meters) {
+		QueueSnapshots snapshots = new QueueSnapshots(mock(RedisQueueStats.class), mock(QueueIndex.class), Set::of,
+				Duration.ofHours(1));
+		DelayedTaskMetrics metrics = new DelayedTaskMetrics(snapshots, (queue) -> queue + "-h");
+		metrics.bindTo(meters);
+		return metrics;
 	}
 
 }
