@@ -7,9 +7,12 @@ import java.time.Duration;
  * {@code Retry-After}, a quota used up): the task goes back to the head of its queue
  * without spending an attempt or a delivery, and the whole queue is held, on every
  * instance, for {@link #retryAfter()} in Redis time (a longer hold in force stays). The
- * task runs again, first of its queue, once the hold ends. Counted per queue by the
- * {@code delayed.tasks.rate.limited} meter and told to
- * {@link DelayedTaskListener#rateLimited listeners}; see docs/flow-control.md.
+ * task runs again, first of its queue, once the hold ends. With {@link Scope#KEY} only
+ * the task's rate key is held ({@link TaskRequest#rateKey(String)}, on a queue with a
+ * {@code key-rate-limit}): its tasks wait for the hold's end, this one first, while the
+ * queue's other tasks run on. Counted per queue by the {@code delayed.tasks.rate.limited}
+ * meter and told to {@link DelayedTaskListener#rateLimited listeners}; see
+ * docs/flow-control.md.
  * <p>
  * Recognised when the handler throws it or an exception caused by it. A task that the
  * downstream refuses for ever keeps coming back without ever dead-lettering: bound it in
@@ -27,6 +30,9 @@ public class RateLimitedException extends DelayedTaskException {
 	/** How long the queue is held, checked when the exception was created. */
 	private final Duration retryAfter;
 
+	/** What is held. */
+	private final Scope scope;
+
 	/**
 	 * Create an exception.
 	 * @param retryAfter how long to hold the queue: more than zero, at most
@@ -34,8 +40,21 @@ public class RateLimitedException extends DelayedTaskException {
 	 * @throws IllegalArgumentException when {@code retryAfter} is out of that range
 	 */
 	public RateLimitedException(Duration retryAfter) {
-		super(message(retryAfter));
+		this(retryAfter, Scope.QUEUE);
+	}
+
+	/**
+	 * Create an exception that holds the queue or only the task's rate key.
+	 * @param retryAfter how long to hold: more than zero, at most
+	 * {@link #LONGEST_RETRY_AFTER}; rounded up to whole milliseconds
+	 * @param scope what to hold
+	 * @throws IllegalArgumentException when {@code retryAfter} is out of that range or
+	 * {@code scope} is {@code null}
+	 */
+	public RateLimitedException(Duration retryAfter, Scope scope) {
+		super(message(retryAfter, scope));
 		this.retryAfter = check(retryAfter);
+		this.scope = scope;
 	}
 
 	/**
@@ -46,8 +65,22 @@ public class RateLimitedException extends DelayedTaskException {
 	 * @throws IllegalArgumentException when {@code retryAfter} is out of that range
 	 */
 	public RateLimitedException(Duration retryAfter, Throwable cause) {
-		super(message(retryAfter), cause);
+		this(retryAfter, Scope.QUEUE, cause);
+	}
+
+	/**
+	 * Create an exception with a cause that holds the queue or only the task's rate key.
+	 * @param retryAfter how long to hold: more than zero, at most
+	 * {@link #LONGEST_RETRY_AFTER}; rounded up to whole milliseconds
+	 * @param scope what to hold
+	 * @param cause what the downstream said
+	 * @throws IllegalArgumentException when {@code retryAfter} is out of that range or
+	 * {@code scope} is {@code null}
+	 */
+	public RateLimitedException(Duration retryAfter, Scope scope, Throwable cause) {
+		super(message(retryAfter, scope), cause);
 		this.retryAfter = check(retryAfter);
+		this.scope = scope;
 	}
 
 	/**
@@ -59,8 +92,21 @@ public class RateLimitedException extends DelayedTaskException {
 		return this.retryAfter;
 	}
 
-	private static String message(Duration retryAfter) {
-		return "Rate limited: the queue is held for " + check(retryAfter).toMillis() + " ms";
+	/**
+	 * What is held: the value given when the exception was created (final, as
+	 * {@link #retryAfter()}).
+	 * @return the scope
+	 */
+	public final Scope scope() {
+		return this.scope;
+	}
+
+	private static String message(Duration retryAfter, Scope scope) {
+		if (scope == null) {
+			throw new IllegalArgumentException("scope must not be null");
+		}
+		return "Rate limited: the " + ((scope == Scope.KEY) ? "task's rate key" : "queue") + " is held for "
+				+ check(retryAfter).toMillis() + " ms";
 	}
 
 	private static Duration check(Duration retryAfter) {
@@ -73,6 +119,25 @@ public class RateLimitedException extends DelayedTaskException {
 		}
 		Duration millis = Duration.ofMillis(retryAfter.toMillis());
 		return millis.equals(retryAfter) ? millis : millis.plusMillis(1);
+	}
+
+	/**
+	 * What a {@link RateLimitedException} holds.
+	 *
+	 * @since 0.1.0
+	 */
+	public enum Scope {
+
+		/** The whole queue, on every instance. */
+		QUEUE,
+
+		/**
+		 * Only the task's rate key, on every instance: the queue's other keys run on. A
+		 * task without a rate key, or on a queue without a {@code key-rate-limit}, holds
+		 * the whole queue instead, the safe side.
+		 */
+		KEY
+
 	}
 
 }

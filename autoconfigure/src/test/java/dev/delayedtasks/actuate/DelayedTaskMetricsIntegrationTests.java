@@ -17,6 +17,7 @@ import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.NonRetryableTaskException;
 import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.QueueLimits;
+import dev.delayedtasks.RateLimitedException;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
@@ -597,7 +598,8 @@ class DelayedTaskMetricsIntegrationTests {
 				}
 
 				@Override
-				public List<ReleaseOutcome> release(String queue, List<Lease> leases, Duration hold) {
+				public List<ReleaseOutcome> release(String queue, List<Lease> leases, Duration hold,
+						RateLimitedException.Scope scope) {
 					return store.release(queue, leases, hold);
 				}
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.function.Function;
 
 import dev.delayedtasks.QueueLimits;
+import dev.delayedtasks.RateLimitedException;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.internal.store.script.Reply;
@@ -231,11 +232,13 @@ public final class RedisTaskStore implements TaskStore {
 	}
 
 	@Override
-	public List<ReleaseOutcome> release(String queue, List<Lease> leases, Duration hold) {
+	public List<ReleaseOutcome> release(String queue, List<Lease> leases, Duration hold,
+			RateLimitedException.Scope scope) {
 		PartitionKeys keys = this.settings.keys(queue);
 		List<String> keyList = new ArrayList<>(List.of(keys.ready(), keys.lease(), keys.wake(), keys.stats()));
-		List<String> args = new ArrayList<>(List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()),
-				Long.toString(Math.max(0, hold.toMillis())), Integer.toString(leases.size())));
+		String holdMs = ((scope == RateLimitedException.Scope.KEY) ? "K" : "") + Math.max(0, hold.toMillis());
+		List<String> args = new ArrayList<>(List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()), holdMs,
+				Integer.toString(leases.size())));
 		for (Lease lease : leases) {
 			addTaskKeys(keyList, keys, lease);
 			args.add(lease.id().value());

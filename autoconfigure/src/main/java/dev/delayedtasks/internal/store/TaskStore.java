@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.List;
 
 import dev.delayedtasks.QueueLimits;
+import dev.delayedtasks.RateLimitedException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -145,7 +146,23 @@ public interface TaskStore {
 	 * @param hold how long to hold the queue, zero for no hold
 	 * @return one outcome per lease
 	 */
-	List<ReleaseOutcome> release(String queue, List<Lease> leases, Duration hold);
+	default List<ReleaseOutcome> release(String queue, List<Lease> leases, Duration hold) {
+		return release(queue, leases, hold, RateLimitedException.Scope.QUEUE);
+	}
+
+	/**
+	 * Give leased tasks back without counting a delivery, and hold the whole queue or
+	 * each task's rate key for {@code hold} from now in Redis time. A task whose rate key
+	 * is held is set aside until the hold's end instead of going back to the head of the
+	 * ready list; a task without a rate key, or on a queue without a
+	 * {@code key-rate-limit}, holds the queue. A longer hold in force stays.
+	 * @param queue the queue
+	 * @param leases the leases
+	 * @param hold how long to hold, zero for no hold
+	 * @param scope what to hold
+	 * @return one outcome per lease
+	 */
+	List<ReleaseOutcome> release(String queue, List<Lease> leases, Duration hold, RateLimitedException.Scope scope);
 
 	/**
 	 * Give back, without counting a delivery, the tasks that claims with the given nonces

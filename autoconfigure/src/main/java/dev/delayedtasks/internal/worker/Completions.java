@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.RateLimitedException;
+import dev.delayedtasks.RateLimitedException.Scope;
 import dev.delayedtasks.internal.store.Lease;
 import dev.delayedtasks.internal.store.TaskFailure;
 import dev.delayedtasks.internal.store.TaskStore;
@@ -128,7 +129,7 @@ final class Completions {
 	 * @param rateLimited what its handler threw
 	 */
 	void rateLimited(ActiveRun run, RateLimitedException rateLimited) {
-		enqueue(new Completion(run, null, null, Duration.ZERO, null, false, rateLimited.retryAfter()));
+		enqueue(new Completion(run, null, null, Duration.ZERO, null, false, rateLimited));
 	}
 
 	private void enqueue(Completion completion) {
@@ -255,9 +256,9 @@ final class Completions {
 
 	private void record(List<Completion> batch, AtomicBoolean running) {
 		List<Completion> lost = batch.stream().filter(Completion::leaseLost).toList();
-		List<Completion> held = batch.stream().filter((c) -> c.hold() != null).toList();
+		List<Completion> held = batch.stream().filter((c) -> c.rateLimited() != null).toList();
 		List<Completion> successes = batch.stream()
-			.filter((c) -> !c.leaseLost() && c.hold() == null && c.failure() == null)
+			.filter((c) -> !c.leaseLost() && c.rateLimited() == null && c.failure() == null)
 			.toList();
 		List<Completion> failures = batch.stream().filter((c) -> c.failure() != null).toList();
 		if (!lost.isEmpty()) {
@@ -275,18 +276,19 @@ final class Completions {
 				lost.forEach((completion) -> this.heartbeat.untrack(completion.run()));
 			}
 		}
-		if (!held.isEmpty()) {
-			try {
-				// One hold for the batch: the longest any of its handlers asked for.
-				Duration hold = held.stream().map(Completion::hold).max(Comparator.naturalOrder()).orElseThrow();
-				List<ReleaseOutcome> outcomes = this.store.release(this.queue,
-						held.stream().map((c) -> c.run().lease()).toList(), hold);
-				for (int i = 0; i < held.size(); i++) {
-					heldBack(held.get(i), outcomes.get(i));
-				}
-			}
-			catch (RuntimeException ex) {
-				retryLater(held, ex, running);
+		List<Completion> queueHolds = held.stream().filter((c) -> scope(c) == Scope.QUEUE).toList();
+		if (!queueHolds.isEmpty()) {
+			// One hold for the batch: the longest any of its handlers asked for.
+			Duration hold = queueHolds.stream()
+				.map((c) -> hold(c).retryAfter())
+				.max(Comparator.naturalOrder())
+				.orElseThrow();
+			holdBack(queueHolds, hold, Scope.QUEUE, running);
+		}
+		for (Completion keyHold : held) {
+			if (scope(keyHold) == Scope.KEY) {
+				// Each for its own key, as long as its handler asked.
+				holdBack(List.of(keyHold), hold(keyHold).retryAfter(), Scope.KEY, running);
 			}
 		}
 		try {
@@ -329,15 +331,37 @@ final class Completions {
 		}
 	}
 
+	private void holdBack(List<Completion> held, Duration hold, Scope scope, AtomicBoolean running) {
+		try {
+			List<ReleaseOutcome> outcomes = this.store.release(this.queue,
+					held.stream().map((c) -> c.run().lease()).toList(), hold, scope);
+			for (int i = 0; i < held.size(); i++) {
+				heldBack(held.get(i), outcomes.get(i));
+			}
+		}
+		catch (RuntimeException ex) {
+			retryLater(held, ex, running);
+		}
+	}
+
+	private static RateLimitedException hold(Completion completion) {
+		return Objects.requireNonNull(completion.rateLimited());
+	}
+
+	private static Scope scope(Completion completion) {
+		return hold(completion).scope();
+	}
+
 	private void heldBack(Completion completion, ReleaseOutcome outcome) {
 		ActiveRun run = completion.run();
-		Duration hold = Objects.requireNonNull(completion.hold());
+		Duration hold = hold(completion).retryAfter();
 		this.heartbeat.untrack(run);
 		switch (outcome) {
 			case RELEASED -> {
 				logger.info("Task " + run.lease().id() + " of queue '" + this.queue + "' was rate limited by its"
-						+ " handler: given back without spending an attempt, the queue is held for " + hold.toMillis()
-						+ " ms");
+						+ " handler: given back without spending an attempt, "
+						+ ((scope(completion) == Scope.KEY) ? "its rate key" : "the queue") + " is held for "
+						+ hold.toMillis() + " ms");
 				this.listeners.rateLimited(run.context(), hold);
 			}
 			case CANCELLED ->
@@ -444,7 +468,7 @@ final class Completions {
 	 * @param hold how long to hold the queue, when its handler was rate limited
 	 */
 	private record Completion(ActiveRun run, @Nullable Throwable failure, @Nullable TaskFailure decision,
-			Duration runTime, @Nullable String result, boolean leaseLost, @Nullable Duration hold) {
+			Duration runTime, @Nullable String result, boolean leaseLost, @Nullable RateLimitedException rateLimited) {
 
 	}
 

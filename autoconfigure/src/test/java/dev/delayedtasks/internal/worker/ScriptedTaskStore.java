@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
 import dev.delayedtasks.QueueLimits;
+import dev.delayedtasks.RateLimitedException;
 import dev.delayedtasks.internal.store.ClaimBatch;
 import dev.delayedtasks.internal.store.Lease;
 import dev.delayedtasks.internal.store.TaskFailure;
@@ -78,7 +79,8 @@ class ScriptedTaskStore implements TaskStore {
 	}
 
 	@Override
-	public List<ReleaseOutcome> release(String queue, List<Lease> leases, Duration hold) {
+	public List<ReleaseOutcome> release(String queue, List<Lease> leases, Duration hold,
+			RateLimitedException.Scope scope) {
 		this.released.addAll(leases);
 		return Collections.nCopies(leases.size(), ReleaseOutcome.RELEASED);
 	}

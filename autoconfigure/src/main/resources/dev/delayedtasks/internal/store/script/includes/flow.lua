@@ -11,7 +11,9 @@
 -- back in sched, state S, field kw = the Redis time its key has room for it, so that the timer brings it back then
 -- and the tasks of other keys behind it run meanwhile. The key's later tasks queue up behind it: kp:<key> holds the
 -- latest instant given to a task of the key (keyWait), and each next one gets keyRateWindowMs / keyRateCount later.
--- Both keys expire once idle: ks:<key> a window after its last lease, kp:<key> at its latest instant.
+-- Both keys expire once idle: ks:<key> a window after its last lease, kp:<key> at its latest instant. A handler's
+-- "slow down" for its task's key (release.lua) holds the key: kp:<key> field h, the Redis time before which no task of
+-- the key is leased (each is set aside until then, the key's line continuing after it).
 -- A task's cost (field w, 1 when absent, at most the limit's count) is how many starts its lease counts in a window:
 -- one entry per unit (members '<fence>', '<fence>.2', ...), so the windows hold at most count entries still.
 -- uses: base, now
@@ -103,10 +105,17 @@ end
 -- together keep their order (members of equal score would come back in id order).
 local function keyWait(limits, rk, returning, cost)
   local ks, kp = base .. 'ks:' .. rk, base .. 'kp:' .. rk
-  local m = redis.call('HMGET', kp, 'e', 'r')
-  local lineEnd, lastBack = int(m[1]) or 0, int(m[2]) or 0
+  local m = redis.call('HMGET', kp, 'e', 'r', 'h')
+  local lineEnd, lastBack, hold = int(m[1]) or 0, int(m[2]) or 0, int(m[3]) or 0
   local slot
-  if lineEnd > now and not returning then
+  if hold > now and returning then
+    slot = math.max(hold, lastBack + 1)
+    lastBack = slot
+  elseif hold > now and lineEnd <= hold then
+    -- The first new task of a held key: its line starts 1 ms after the hold, behind those coming back at its end.
+    slot = hold + 1
+    lineEnd = slot
+  elseif lineEnd > now and not returning then
     slot = lineEnd + math.max(1, math.ceil(cost * limits.keyWindow / limits.keyCount))
     lineEnd = slot
   else
@@ -124,8 +133,30 @@ local function keyWait(limits, rk, returning, cost)
     lineEnd = math.max(lineEnd, slot)
   end
   redis.call('HSET', kp, 'e', lineEnd, 'r', lastBack)
-  redis.call('PEXPIRE', kp, math.max(1, math.max(lineEnd, lastBack) - now))
+  redis.call('PEXPIRE', kp, math.max(1, math.max(lineEnd, lastBack, hold) - now))
   return slot
+end
+
+-- Holds the whole queue until untilMs (meta field fh; a longer hold in force stays), as the next read of the limits
+-- in this call sees it too.
+local function holdQueue(untilMs)
+  local held = int(redis.call('HGET', base .. 'meta', 'fh')) or 0
+  if held < untilMs then redis.call('HSET', base .. 'meta', 'fh', untilMs) end
+  forgetQueueMeta()
+  flowReadDone = false
+end
+
+-- Holds rate key rk until untilMs (kp:<key> field h; a longer hold in force stays) and returns the hold's end, the
+-- instant the caller sets its task aside until: as the latest given to a task coming back, so that the key's other
+-- tasks coming back then follow it.
+local function holdKey(rk, untilMs)
+  local kp = base .. 'kp:' .. rk
+  local m = redis.call('HMGET', kp, 'e', 'r', 'h')
+  local hold = math.max(int(m[3]) or 0, untilMs)
+  local lastBack = math.max(int(m[2]) or 0, hold)
+  redis.call('HSET', kp, 'h', hold, 'r', lastBack)
+  redis.call('PEXPIRE', kp, math.max(1, math.max(int(m[1]) or 0, lastBack) - now))
+  return hold
 end
 
 -- Counts a lease of rate key rk against its window.

@@ -12,14 +12,9 @@
 --- @include "deleteTask"
 --- @include "reasons"
 --- @include "outcome"
+--- @include "ids"
 --- @include "flow"
 --- @include "priorities"
-
--- The rule of Names.checkTaskId (1-64 ASCII letters, digits, '.', '-', '_', ':'): Java cannot take an id that breaks
--- it, so leasing one would fail the whole call, and the same hint would come back at the head for ever.
-local function validId(id)
-  return #id >= 1 and #id <= 64 and not string.find(id, '[^A-Za-z0-9%.%-_:]')
-end
 
 -- A task set aside for its rate key: back in sched until its key has room (state S, kw = that instant).
 local asideHead, asideMin

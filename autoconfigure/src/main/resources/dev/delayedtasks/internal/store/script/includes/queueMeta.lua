@@ -7,3 +7,8 @@ local function queueMeta()
   if not metaRead then metaRead = redis.call('HMGET', base .. 'meta', 'fl', 'fh', 'pr') end
   return metaRead
 end
+
+-- After a write of these fields (a hold), the next read must see it.
+local function forgetQueueMeta()
+  metaRead = nil
+end
