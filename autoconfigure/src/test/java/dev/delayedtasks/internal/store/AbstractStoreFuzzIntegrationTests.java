@@ -710,6 +710,11 @@ abstract class AbstractStoreFuzzIntegrationTests {
 				if (this.random.nextBoolean()) {
 					request = request.maxAttempts(1 + this.random.nextInt(4));
 				}
+				if (this.random.nextInt(3) == 0) {
+					// Priorities move ready tasks between lists: every path back to ready
+					// must keep each in the list of its own.
+					request = request.priority(this.random.nextInt(5) - 2);
+				}
 				requests.add(request.header(LIFE, Long.toString(life)));
 				lives.add(life);
 			}

@@ -1,6 +1,7 @@
 package dev.delayedtasks.internal.store;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -15,11 +16,24 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * violation: I1 each task is in exactly the index its state names; I2 a task is active
  * exactly when it is in the lease set and holds a token; every indexed id has its task
  * (dead corrupt entries excepted) and every live task its payload; I4 a unique slot
- * points only to a live task.
+ * points only to a live task. A ready task waits in the ready list of its priority (field
+ * {@code pr}), which claims reach: {@code ready}, or {@code ready:
+ * <p>
+ * } listed in {@code levels} with {@code meta} field {@code pr} set.
  */
 final class StoreInvariants {
 
 	private StoreInvariants() {
+	}
+
+	private static boolean readyInItsPriority(Map<String, Set<String>> readyByPriority, Set<String> levels,
+			boolean levelsRead, Object priority, String id) {
+		String p = (priority != null) ? priority.toString() : "0";
+		Set<String> list = readyByPriority.get(p);
+		if (list == null || !list.contains(id)) {
+			return false;
+		}
+		return "0".equals(p) || (levelsRead && levels.contains(p));
 	}
 
 	static List<String> violations(StringRedisTemplate redis, PartitionKeys keys) {
@@ -27,7 +41,15 @@ final class StoreInvariants {
 		Set<String> sched = members(redis.opsForZSet().range(keys.sched(), 0, -1));
 		Set<String> lease = members(redis.opsForZSet().range(keys.lease(), 0, -1));
 		Set<String> dead = members(redis.opsForZSet().range(keys.dead(), 0, -1));
-		Set<String> ready = new HashSet<>(orEmpty(redis.opsForList().range(keys.ready(), 0, -1)));
+		Set<String> levels = members(redis.opsForZSet().range(keys.base() + "levels", 0, -1));
+		boolean levelsRead = "1".equals(redis.opsForHash().get(keys.meta(), "pr"));
+		Map<String, Set<String>> readyByPriority = new HashMap<>();
+		for (int p = -10; p <= 10; p++) {
+			String list = (p == 0) ? keys.ready() : keys.base() + "ready:" + p;
+			readyByPriority.put(Integer.toString(p), new HashSet<>(orEmpty(redis.opsForList().range(list, 0, -1))));
+		}
+		Set<String> ready = new HashSet<>();
+		readyByPriority.values().forEach(ready::addAll);
 		Set<String> tasks = new HashSet<>();
 		for (String key : scan(redis, keys.base() + "t:*")) {
 			String id = key.substring((keys.base() + "t:").length());
@@ -51,7 +73,8 @@ final class StoreInvariants {
 			}
 			boolean ok = switch (state) {
 				case "S" -> sched.contains(id) && !lease.contains(id) && !dead.contains(id);
-				case "R" -> ready.contains(id) && !sched.contains(id) && !lease.contains(id) && !dead.contains(id);
+				case "R" -> readyInItsPriority(readyByPriority, levels, levelsRead, fields.get("pr"), id)
+						&& !sched.contains(id) && !lease.contains(id) && !dead.contains(id);
 				case "A" -> lease.contains(id) && !sched.contains(id) && !dead.contains(id);
 				case "D" -> dead.contains(id) && !sched.contains(id) && !lease.contains(id);
 				case "X" -> !sched.contains(id) && !lease.contains(id) && !dead.contains(id);

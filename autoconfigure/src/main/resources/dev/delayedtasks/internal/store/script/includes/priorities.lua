@@ -58,7 +58,11 @@ local function pushReady(id, p, head)
     for _, level in ipairs(readyLevels or {}) do known = known or level[2] == p end
     if not known then readyLevels = nil end
   end
-  redis.call(head and 'LPUSH' or 'RPUSH', readyKey(p), id)
+  if head then
+    redis.call('LPUSH', readyKey(p), id)
+  else
+    redis.call('RPUSH', readyKey(p), id)
+  end
 end
 
 -- A priority whose list is empty leaves levels (its list is gone with its last hint).
