@@ -16,4 +16,19 @@ import org.jspecify.annotations.Nullable;
  */
 public record Lease(TaskId id, String token, @Nullable String uniqueDigest) {
 
+	/**
+	 * The fence of the token ({@code <nonce>:<fence>}): the partition-wide claim number,
+	 * so leases of one partition sort in the order they were made.
+	 * @return the fence, or 0 for a token without one
+	 */
+	public long fence() {
+		int colon = this.token.lastIndexOf(':');
+		try {
+			return Long.parseLong(this.token.substring(colon + 1));
+		}
+		catch (NumberFormatException ex) {
+			return 0;
+		}
+	}
+
 }

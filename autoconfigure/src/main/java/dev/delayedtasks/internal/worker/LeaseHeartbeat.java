@@ -3,6 +3,7 @@ package dev.delayedtasks.internal.worker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -221,8 +222,15 @@ final class LeaseHeartbeat {
 		return this.runs.size() + this.expectedHandoffs.get();
 	}
 
+	/**
+	 * The runs held now, in the order they were leased: a graceful stop gives back the
+	 * unstarted ones in that order, to the head of the queue.
+	 * @return the runs
+	 */
 	List<ActiveRun> active() {
-		return new ArrayList<>(this.runs.values());
+		List<ActiveRun> active = new ArrayList<>(this.runs.values());
+		active.sort(Comparator.comparingLong((run) -> run.lease().fence()));
+		return active;
 	}
 
 	void beat() {

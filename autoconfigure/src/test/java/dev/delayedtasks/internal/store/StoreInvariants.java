@@ -18,7 +18,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * (dead corrupt entries excepted) and every live task its payload; I4 a unique slot
  * points only to a live task. A ready task waits in the ready list of its priority (field
  * {@code pr}), which claims reach: {@code ready}, or {@code ready:
- * <p>
+ *
+<p>
  * } listed in {@code levels} with {@code meta} field {@code pr} set.
  */
 final class StoreInvariants {

@@ -44,7 +44,7 @@ local function windowWithout()
   return {hk, table.concat(kept, ',')}
 end
 
-local r = pread('HMGET', tk, 's', 'u')
+local r = pread('HMGET', tk, 's', 'u', 'pr', 'gh')
 local s = not r.err and r[1]
 if not r.err and not s and redis.call('EXISTS', tk) == 0 then return {now, 'N'} end
 if s == 'X' then return {now, 'N'} end
@@ -65,13 +65,15 @@ if s == 'S' then
   redis.call('ZREM', sched, id)
   redis.call('DEL', tk, pk, ek)
 elseif s == 'R' then
-  -- The ready hint stays (removing it is O(N)); the tombstone lets claim skip it and is counted as a ghost.
+  -- The ready hint stays (removing it is O(N)); the tombstone lets claim skip it and is counted as a ghost. It keeps
+  -- the priority and the count of hints left behind (gh), so that a task created again with the id skips them too.
   local window = windowWithout()
   recordOutcome(id, tk, 'C', 0, '', '', '', '')
   releaseUnique(id, r[2])
   if window then redis.call('HSET', window[1], 'w', window[2]) end
   redis.call('DEL', tk, pk, ek)
-  redis.call('HSET', tk, 's', 'X')
+  redis.call('HSET', tk, 's', 'X', 'gh', (tonumber(r[4]) or 0) + 1)
+  if r[3] then redis.call('HSET', tk, 'pr', r[3]) end
   redis.call('PEXPIRE', tk, tombstoneTtl)
   redis.call('HINCRBY', stats, 'ghost', 1)
 else

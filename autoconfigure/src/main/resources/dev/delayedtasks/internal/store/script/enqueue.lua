@@ -159,9 +159,16 @@ for i = 0, items - 1 do
       end
     end
     if code == 'C' then
+      if due <= now then touchReady(priority) end -- before its writes: a moved slot raises first
       -- A new incarnation: an earlier task's outcome record must never be read as this one's.
       redis.call('DEL', base .. 'o:' .. id)
-      if cur[1] then redis.call('DEL', tk) end -- a cancelled tombstone counts as absent
+      -- A cancelled tombstone counts as absent; the hints it left in the list of the new task's priority are skipped.
+      local leftBehind = 0
+      if cur[1] then
+        local old = redis.call('HMGET', tk, 'gh', 'pr')
+        if priorityOf(old[2]) == priority then leftBehind = int(old[1]) or 0 end
+        redis.call('DEL', tk)
+      end
       local state = due <= now and 'R' or 'S'
       local fields = {'s', state, 'a', 0, 'v', 0, 'm', maxAttempts, 'f', 0, 'd', due, 'c', now}
       if state == 'R' and canHandOff and handed < handoffMax and (expiresAt == 0 or expiresAt > now) then
@@ -177,6 +184,7 @@ for i = 0, items - 1 do
       if rateKey ~= '' then fields[#fields + 1] = 'rk'; fields[#fields + 1] = rateKey end
       if cost > 1 then fields[#fields + 1] = 'w'; fields[#fields + 1] = cost end
       if priority ~= 0 then fields[#fields + 1] = 'pr'; fields[#fields + 1] = priority end
+      if leftBehind > 0 then fields[#fields + 1] = 'gh'; fields[#fields + 1] = leftBehind end
       if keep > 0 then
         fields[#fields + 1] = 'or'; fields[#fields + 1] = keep
         if channel ~= '' then fields[#fields + 1] = 'tn'; fields[#fields + 1] = channel end

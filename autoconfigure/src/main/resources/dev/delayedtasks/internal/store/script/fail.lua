@@ -64,6 +64,7 @@ if r[1] ~= token then
   return {now, 'S', -1}
 end
 local a, m = int(r[2]), int(r[3])
+touchReady(priorityOf(r[8])) -- before any write: a moved slot raises before the task changed
 
 if r[4] == '1' then
   -- Cancelled while it ran: never retry it. The undeclared u: key first, the index last.

@@ -47,6 +47,7 @@ for _, id in ipairs(redis.call('ZREVRANGE', lease, 0, scanLimit - 1)) do
       redis.call('ZREM', lease, id)
       cancelled = cancelled + 1
     else
+      touchReady(priorityOf(r[6]))
       redis.call('ZREM', lease, id)
       redis.call('HDEL', tk, 'k')
       redis.call('HSET', tk, 'v', math.max(v - 1, 0), 's', 'R')

@@ -44,6 +44,7 @@ for _, id in ipairs(ids) do
     skipped = skipped + 1
   else
     -- undeclared: first, so a moved slot raises before any change
+    touchReady(priorityOf(r[3]))
     redis.call('DEL', base .. 'e:' .. id, base .. 'o:' .. id)
     redis.call('ZREM', dead, id)
     -- rl: a recurring occurrence admitted before runs again (recur_advance), like one a graceful stop gave back.

@@ -43,7 +43,9 @@ local keysLimited = limits and limits.keyCount > 0
 local asideHead
 
 local reply, released, cancelled, stale = {now}, 0, 0, 0
-for i = 0, items - 1 do
+-- Last item first: each goes to the head of its list, so the items end there in the order given (the order they were
+-- claimed in).
+for i = items - 1, 0, -1 do
   local tk, pk, ek, uk = KEYS[5 + 4 * i], KEYS[6 + 4 * i], KEYS[7 + 4 * i], KEYS[8 + 4 * i]
   local id, token = ARGV[5 + 2 * i], ARGV[6 + 2 * i]
   local r = pread('HMGET', tk, 'k', 'v', 'cr', 'rk', 'pr')
@@ -62,14 +64,22 @@ for i = 0, items - 1 do
     cancelled = cancelled + 1
     code = 'C'
   elseif int(r[2]) then
+    local v = math.max(int(r[2]) - 1, 0)
+    local rk = keysLimited and r[4] and validId(r[4]) and r[4]
+    local at
+    -- The undeclared keys this task's writes touch are read (or written) first: a moved slot raises before it changed.
+    if rk then
+      redis.call('ZCARD', base .. 'sched')
+      redis.call('LLEN', base .. 'tick')
+      at = holdKey(rk, now + holdMs)
+    else
+      touchReady(priorityOf(r[5]))
+      if keyHold and holdMs > 0 then holdQueue(now + holdMs) end
+    end
     redis.call('ZREM', lease, id)
     redis.call('HDEL', tk, 'k')
     -- rl: given back; a recurring occurrence admitted before it was released is admitted again (recur_advance).
-    local v = math.max(int(r[2]) - 1, 0)
-    local rk = keysLimited and r[4] and validId(r[4]) and r[4]
-    if keyHold and holdMs > 0 and not rk then holdQueue(now + holdMs) end
     if rk then
-      local at = holdKey(rk, now + holdMs)
       if asideHead == nil then
         local head = redis.call('ZRANGE', base .. 'sched', 0, 0, 'WITHSCORES')
         asideHead = head[2] and tonumber(head[2]) or false
@@ -88,7 +98,7 @@ for i = 0, items - 1 do
     released = released + 1
     code = 'O'
   end
-  reply[#reply + 1] = code
+  reply[2 + i] = code
 end
 
 if cancelled > 0 then redis.call('HINCRBY', stats, 'canceled', cancelled) end

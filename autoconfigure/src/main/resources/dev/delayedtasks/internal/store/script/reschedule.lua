@@ -60,6 +60,7 @@ end
 
 if due <= now then
   if s == 'S' then
+    touchReady(priorityOf(r[2]))
     redis.call('ZREM', sched, id)
     redis.call('HSET', tk, 's', 'R', 'd', due)
     redis.call('HDEL', tk, 'kw') -- set aside for its rate key: moved, it joins its key's line anew
@@ -74,9 +75,11 @@ elseif s == 'S' then
   redis.call('HSET', tk, 'd', due)
   redis.call('HDEL', tk, 'kw')
 else
-  -- The ready hint stays behind (removing it is O(N)); claim skips it and the ghost count keeps LLEN honest.
+  -- The ready hint stays behind (removing it is O(N)); claim skips it and the ghost count keeps LLEN honest. gh counts
+  -- the task's hints left behind in its list: claim skips that many before the one it gets when it is ready again.
   tickIfEarliest()
   redis.call('HSET', tk, 's', 'S', 'd', due)
+  redis.call('HINCRBY', tk, 'gh', 1)
   redis.call('ZADD', sched, due, id)
   redis.call('HINCRBY', stats, 'ghost', 1)
 end

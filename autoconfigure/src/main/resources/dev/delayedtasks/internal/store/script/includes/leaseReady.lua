@@ -76,16 +76,24 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
     local id = peekReady()
     if not id then break end
     local tk = base .. 't:' .. id
-    local status, r = readTask(tk, 'a', 'v', 'm', 'f', 'd', 'c', 'u', 'xa', 'rk', 'kw', 'w')
+    local status, r = readTask(tk, 'a', 'v', 'm', 'f', 'd', 'c', 'u', 'xa', 'rk', 'kw', 'w', 'pr', 'gh')
     local payload = (status == 'ok' and r[1] == 'R') and pread('GET', base .. 'p:' .. id) or nil
     -- corrupt() may still raise at its undeclared e: key, so the hint goes only after it.
-    if status == 'missing' or (status == 'ok' and r[1] ~= 'R') then
-      skipped = skipped + 1 -- a hint left behind by cancel, reschedule or an expired tombstone
+    -- A hint left behind: by cancel, reschedule or an expired tombstone (state), by an earlier task with the id in
+    -- another priority's list (the new one has its own in its list), or one of the gh the task left in its own list
+    -- before its current one (which comes after them).
+    local otherList = status == 'ok' and validId(id) and priorityOf(r[13]) ~= lists[li][2]
+    local leftBehind = status == 'ok' and not otherList and (int(r[14]) or 0) > 0
+    if status == 'missing' or (status == 'ok' and r[1] ~= 'R') or otherList or leftBehind then
+      skipped = skipped + 1
+      if leftBehind then
+        if int(r[14]) > 1 then redis.call('HINCRBY', tk, 'gh', -1) else redis.call('HDEL', tk, 'gh') end
+      end
     elseif status ~= 'ok' then
       corrupt(id, status)
     end
     local a, v, m, f, d, c = int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7])
-    local leasable = status == 'ok' and r[1] == 'R'
+    local leasable = status == 'ok' and r[1] == 'R' and not otherList and not leftBehind
     if leasable and not validId(id) then
       corrupt(id, status, 'task id is not 1-64 letters, digits, ".", "-", "_", ":"')
       leasable = false
@@ -107,10 +115,12 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
       stoppedBy = w
       break
     end
-    redis.call('LPOP', lists[li][1])
-    pops = pops + 1
     -- A rate key that is not a valid id (not this library's data) limits nothing.
     local rk = leasable and keyed and r[10] and validId(r[10]) and r[10]
+    -- Its undeclared keys are read before the pop: a moved slot raises before anything changed.
+    if rk then redis.call('EXISTS', base .. 'kp:' .. rk, base .. 'ks:' .. rk) end
+    redis.call('LPOP', lists[li][1])
+    pops = pops + 1
     if rk then
       local slot = keyWait(limits, rk, r[11] and true or false, costOf(r[12], limits.keyCount))
       if slot > 0 then
@@ -143,7 +153,8 @@ local function leaseReady(reply, n, leaseMs, nonce, scanLimit, byteBudget)
   if asideMin and (not asideHead or asideMin < asideHead) and redis.call('LLEN', tick) == 0 then
     redis.call('LPUSH', tick, 1)
   end
-  if (stoppedBy or (room < n and claimed >= room)) and readyCount() > 0 then
+  -- Ghosts (stale hints) are not ready tasks: a queue with only those left is idle, not throttled.
+  if (stoppedBy or (room < n and claimed >= room)) and readyCount() - ghosts + math.min(skipped, ghosts) > 0 then
     -- The limits stopped it, not a budget of this call: claiming again at once would find no room.
     return claimed, false, flowWait(limits, stoppedBy or 1)
   end

@@ -46,6 +46,17 @@ local function readyCount()
   return n
 end
 
+-- Reads the keys pushReady writes for priority p and meta, none of them declared: called before a task's first write,
+-- so that on a Cluster slot being migrated a key that is not here yet (an empty list is a missing key) raises before
+-- the task changed, not half-way.
+local function touchReady(p)
+  if p ~= 0 then
+    redis.call('LLEN', readyKey(p))
+    redis.call('ZCARD', base .. 'levels')
+    queueMeta()
+  end
+end
+
 -- Puts a ready task's hint at the tail of its priority's list, or at its head (a task that already had its turn).
 local function pushReady(id, p, head)
   if p ~= 0 then

@@ -54,6 +54,7 @@ local function promoteDue()
   for _, id in ipairs(ids) do
     local status, r = readTask(base .. 't:' .. id, 'pr')
     if status == 'ok' and r[1] == 'S' then
+      touchReady(priorityOf(r[2]))
       redis.call('ZREM', sched, id)
       redis.call('HSET', base .. 't:' .. id, 's', 'R')
       pushReady(id, priorityOf(r[2]))
@@ -108,6 +109,7 @@ local function reapExpired()
       redis.call('ZADD', dead, now, id)
       bump('dead')
     else
+      touchReady(priorityOf(r[6]))
       redis.call('ZREM', lease, id)
       redis.call('HDEL', tk, 'k')
       redis.call('HSET', tk, 's', 'R', 'x', x + 1)
