@@ -76,6 +76,12 @@ class BenchmarkHandlers {
 		this.recorder.record(context, TaskRun.Outcome.SUCCEEDED);
 	}
 
+	@DelayedTaskHandler(id = Queues.RATE_LIMITED, queue = Queues.RATE_LIMITED,
+			concurrency = "${bench.rate-limited.concurrency}", autoStartup = "false")
+	void rateLimited(TaskContext context) {
+		this.recorder.record(context, TaskRun.Outcome.SUCCEEDED);
+	}
+
 	@DelayedTaskHandler(id = Queues.RETRY, queue = Queues.RETRY, concurrency = "${bench.retry.concurrency}",
 			autoStartup = "false")
 	void retry(RetryTask task, TaskContext context) {

@@ -31,6 +31,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param producers the producers workload
  * @param async the async workload
  * @param reactive the reactive workload
+ * @param rateLimited the rate-limited workload; its queue's limit is
+ * {@code bench.rate-limited.rate-limit} (1000/1s in {@code application.yml}), which
+ * {@code application.yml} passes on as the queue's {@code rate-limit}, as it does the
+ * handler concurrency
+ * @param manyKeys the many-keys workload; its queue's key rate limit is
+ * {@code bench.many-keys.key-rate-limit} (5/10s in {@code application.yml})
  * @param soak the soak, which only runs when named ({@code --workload=soak}) and is not
  * shrunk by {@link Size#TINY}
  * @author delayed-tasks
@@ -42,7 +48,8 @@ public record BenchmarkProperties(@DefaultValue("all") String workload, @Default
 		@DefaultValue Delayed delayed, @DefaultValue Immediate immediate, @DefaultValue Retry retry,
 		@DefaultValue Backlog backlog, @DefaultValue Memory memory, @DefaultValue Steady steady,
 		@DefaultValue Baseline baseline, @DefaultValue Producers producers, @DefaultValue InFlight async,
-		@DefaultValue InFlight reactive, @DefaultValue Soak soak) {
+		@DefaultValue InFlight reactive, @DefaultValue RateLimited rateLimited, @DefaultValue ManyKeys manyKeys,
+		@DefaultValue Soak soak) {
 
 	/**
 	 * Create the properties, replacing every size by its smoke size when {@code size} is
@@ -61,6 +68,8 @@ public record BenchmarkProperties(@DefaultValue("all") String workload, @Default
 			producers = Producers.TINY;
 			async = InFlight.TINY;
 			reactive = InFlight.TINY;
+			rateLimited = RateLimited.TINY;
+			manyKeys = ManyKeys.TINY;
 		}
 	}
 
@@ -206,6 +215,45 @@ public record BenchmarkProperties(@DefaultValue("all") String workload, @Default
 			@DefaultValue("0s") Duration delay) {
 
 		static final InFlight TINY = new InFlight(500, 50, Duration.ZERO);
+
+	}
+
+	/**
+	 * A queue with a rate limit: a backlog of {@code tasks} scheduled at once, then tasks
+	 * due at half the limit's rate for {@code duration}, each {@code lead} or more after
+	 * the producer's first call.
+	 *
+	 * @param tasks how many tasks in the backlog
+	 * @param duration how long tasks fall due in the second round
+	 * @param lead how long after the producer's first call the second round's first task
+	 * is due
+	 */
+	public record RateLimited(@DefaultValue("20000") int tasks, @DefaultValue("10s") Duration duration,
+			@DefaultValue("2s") Duration lead) {
+
+		static final RateLimited TINY = new RateLimited(1500, Duration.ofSeconds(1), Duration.ofMillis(500));
+
+	}
+
+	/**
+	 * Claims of a queue whose ready tasks are spread round-robin over {@code keys} rate
+	 * keys, against a queue of the same shape without rate keys, in {@code rounds} pairs
+	 * of rounds (control first). The queue's key rate limit is
+	 * {@code bench.many-keys.key-rate-limit} (5/10s in {@code application.yml}).
+	 *
+	 * @param keys how many rate keys
+	 * @param tasksPerKey tasks per key: one primes every key's window, the others are
+	 * claimed while every key has its window; at most the limit's count, so that no task
+	 * is set aside
+	 * @param claimBatch tasks asked for per claim, as a dispatcher of that concurrency
+	 * asks
+	 * @param rounds how many pairs of rounds, one with rate keys and one without, in
+	 * turn: the fastest of each kind is reported, since a busy machine only adds time
+	 */
+	public record ManyKeys(@DefaultValue("10000") int keys, @DefaultValue("3") int tasksPerKey,
+			@DefaultValue("16") int claimBatch, @DefaultValue("3") int rounds) {
+
+		static final ManyKeys TINY = new ManyKeys(500, 3, 16, 1);
 
 	}
 

@@ -29,6 +29,10 @@ final class Queues {
 
 	static final String REACTIVE = "bench-reactive";
 
+	static final String RATE_LIMITED = "bench-rate-limited";
+
+	static final String MANY_KEYS = "bench-many-keys";
+
 	static final String SOAK = "bench-soak";
 
 	// Memory per task depends on key length: the memory queues have names of a typical

@@ -1,5 +1,6 @@
 package dev.delayedtasks.benchmarks;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -33,6 +34,17 @@ import org.springframework.stereotype.Component;
 class RedisProbe {
 
 	private static final int SCAN_BATCH = 1000;
+
+	/**
+	 * Keys per {@code EXISTS} or {@code UNLINK} of named keys: requests small enough that
+	 * Redis holds no large query buffer afterwards, which would count in
+	 * {@code used_memory}.
+	 */
+	private static final int KEY_BATCH = 100;
+
+	/** The commands a script call is counted under, whichever way it was sent. */
+	private static final List<String> SCRIPT_COMMANDS = List.of("eval", "evalsha", "eval_ro", "evalsha_ro", "fcall",
+			"fcall_ro");
 
 	// Scripts rather than raw commands: Spring Data Redis reads a raw command's reply as
 	// bytes, and MEMORY USAGE answers an integer.
@@ -87,6 +99,76 @@ class RedisProbe {
 		double seconds = Double.parseDouble(cpu.getProperty("used_cpu_user", "0"))
 				+ Double.parseDouble(cpu.getProperty("used_cpu_sys", "0"));
 		return Math.round(seconds * 1e6);
+	}
+
+	/**
+	 * Script calls Redis ran so far and the time it spent in them, summed over
+	 * {@code EVAL}, {@code EVALSHA} and {@code FCALL} (and their read-only forms) in
+	 * {@code INFO commandstats}: the whole script, the commands it calls included. Counts
+	 * every client's calls.
+	 * @return calls and microseconds
+	 */
+	ScriptTime scriptTime() {
+		Properties stats = info("commandstats");
+		long calls = 0;
+		long micros = 0;
+		for (String command : SCRIPT_COMMANDS) {
+			String line = stats.getProperty("cmdstat_" + command);
+			if (line == null) {
+				continue;
+			}
+			for (String field : line.split(",")) {
+				String[] pair = field.split("=", 2);
+				if (pair.length == 2 && pair[0].equals("calls")) {
+					calls += Long.parseLong(pair[1]);
+				}
+				else if (pair.length == 2 && pair[0].equals("usec")) {
+					micros += Long.parseLong(pair[1]);
+				}
+			}
+		}
+		return new ScriptTime(calls, micros);
+	}
+
+	/**
+	 * How many of the given keys exist ({@code EXISTS}, a hundred keys a call).
+	 * @param keys the keys
+	 * @return the count
+	 */
+	long existing(List<String> keys) {
+		Long count = this.redis.execute((RedisCallback<Long>) (connection) -> {
+			long found = 0;
+			for (int from = 0; from < keys.size(); from += KEY_BATCH) {
+				byte[][] batch = keys.subList(from, Math.min(keys.size(), from + KEY_BATCH))
+					.stream()
+					.map((key) -> key.getBytes(StandardCharsets.UTF_8))
+					.toArray(byte[][]::new);
+				Long exists = connection.keyCommands().exists(batch);
+				found += (exists != null) ? exists : 0;
+			}
+			return found;
+		});
+		return (count != null) ? count : 0;
+	}
+
+	/**
+	 * Delete the given keys ({@code UNLINK}, a hundred keys a call).
+	 * @param keys the keys
+	 * @return how many existed
+	 */
+	long delete(List<String> keys) {
+		Long deleted = this.redis.execute((RedisCallback<Long>) (connection) -> {
+			long count = 0;
+			List<byte[]> batch = new ArrayList<>(KEY_BATCH);
+			for (String key : keys) {
+				batch.add(key.getBytes(StandardCharsets.UTF_8));
+				if (batch.size() == KEY_BATCH) {
+					count += unlink(connection, batch);
+				}
+			}
+			return count + unlink(connection, batch);
+		});
+		return (deleted != null) ? deleted : 0;
 	}
 
 	/**
@@ -205,6 +287,20 @@ class RedisProbe {
 			escaped.append(c);
 		}
 		return escaped.toString();
+	}
+
+	/**
+	 * Script calls and the time Redis spent in them, from {@code INFO commandstats}.
+	 *
+	 * @param calls script calls
+	 * @param micros microseconds spent in them
+	 */
+	record ScriptTime(long calls, long micros) {
+
+		ScriptTime minus(ScriptTime earlier) {
+			return new ScriptTime(this.calls - earlier.calls, this.micros - earlier.micros);
+		}
+
 	}
 
 }

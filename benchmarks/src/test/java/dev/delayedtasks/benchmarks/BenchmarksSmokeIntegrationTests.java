@@ -29,11 +29,11 @@ class BenchmarksSmokeIntegrationTests {
 		assertThat(runner.results()).extracting(WorkloadResult::workload)
 			.containsExactly("startup", "redis-baseline", "delayed", "immediate", "immediate-batch",
 					"immediate-tracked", "immediate-tracked16", "retry", "backlog", "memory", "steady", "producers",
-					"async", "reactive");
+					"async", "reactive", "rate-limited", "many-keys");
 		// Every workload that runs tasks: the Redis baseline runs none, and the startup
 		// workload counts only lost runs.
 		assertThat(runner.results()).filteredOn((result) -> result.fields().containsKey("early"))
-			.hasSize(12)
+			.hasSize(13)
 			.allSatisfy((result) -> assertThat(result.fields()).containsEntry("early", "0")
 				.containsEntry("lost", "0")
 				.containsEntry("dup", "0"));
@@ -64,6 +64,25 @@ class BenchmarksSmokeIntegrationTests {
 			.singleElement()
 			.satisfies((tracked) -> assertThat(tracked.fields()).containsEntry("threads", "16")
 				.containsKeys("outcomes_per_s"));
+		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("rate-limited"))
+			.singleElement()
+			.satisfies((limited) -> {
+				// The tiny backlog is 1,500 tasks against 1000/1s: a burst of 1,000, then
+				// the rest once the first leases leave the window.
+				assertThat(limited.fields()).containsEntry("rate_limit", "1000/1s").containsEntry("violations", "0");
+				assertThat(Integer.parseInt(limited.fields().get("max_in_window"))).isBetween(1, 1000);
+				assertThat(Long.parseLong(limited.fields().get("slot_p50_ms"))).isNotNegative();
+			});
+		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("many-keys"))
+			.singleElement()
+			.satisfies((keys) -> {
+				assertThat(keys.fields()).containsEntry("keys", "500")
+					.containsEntry("set_aside", "0")
+					.containsEntry("unclaimed", "0");
+				assertThat(Long.parseLong(keys.fields().get("ks_keys"))).isPositive();
+				assertThat(Double.parseDouble(keys.fields().get("script_us_per_claim"))).isPositive();
+				assertThat(Double.parseDouble(keys.fields().get("control_script_us_per_claim"))).isPositive();
+			});
 		Path report = runner.reportFile();
 		assertThat(report).isNotNull().exists().isRegularFile();
 		assertThat(report.getParent()).endsWith(Path.of("target", "reports"));
