@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.QueueLimits;
+import dev.delayedtasks.QueueRemoval;
 import dev.delayedtasks.RateLimit;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
@@ -120,6 +121,21 @@ class PriorityStoreIntegrationTests {
 		RedisQueueStats stats = new RedisQueueStats(this.fixture.scripts, this.fixture.settings);
 		assertThat(stats.read(queue).ready()).as("ready after the claim").isZero();
 		assertThat(this.fixture.redis.opsForHash().get(this.fixture.keys(queue).task("again"), "gh")).isNull();
+	}
+
+	/**
+	 * A queue removed while a cancelled task's tombstone still counts the hint it left:
+	 * the hint goes with the queue's lists, and a task created again with the id is
+	 * claimed from its own hint.
+	 */
+	@Test
+	void anIdCreatedAgainAfterItsQueueWasRemovedIsClaimed() {
+		String queue = "prio-removed";
+		schedule(queue, "again", 2);
+		assertThat(this.fixture.scheduler.cancel(queue, TaskId.of("again"))).isTrue();
+		assertThat(this.fixture.control.remove(queue).outcome()).isEqualTo(QueueRemoval.Outcome.REMOVED);
+		schedule(queue, "again", 2);
+		assertThat(claimIds(queue, 10, "n1")).containsExactly("again");
 	}
 
 	/**

@@ -14,7 +14,8 @@
 --   9 wake     LIST    wake tokens for idle dispatchers
 --   10 handover LIST   a resigning timer owner's token
 --   derived from ARGV base (same hash tag; the ids are found inside the script): t:<id> HASH of the ready hints;
---   ready:<p> LISTs and levels ZSET, the ready hints of the other priorities (includes/priorities.lua); starts ZSET
+--   ready:<p> LISTs and levels ZSET, the ready hints of the other priorities (includes/priorities.lua); starts ZSET;
+--   field gh of the tombstones (state X) of hints, whose hints go with the lists
 -- ARGV: 1 base, 2 hintScan (most ready hints checked per priority; a longer list counts as that many ready tasks)
 -- Reply: {now, code, scheduled, ready, active, dead, timer owner or ''}; code: 'O' removed (the keys above deleted) |
 --   'N' not empty (nothing written) | 'T' an instance holds the timer (nothing written)
@@ -36,7 +37,7 @@ local scheduled, active, deadCount = redis.call('ZCARD', sched), redis.call('ZCA
 -- Cancelled and rescheduled ready tasks leave hints behind: only hints of ready tasks count. Data that cannot be
 -- read counts as a ready task, so that it is never deleted here.
 -- Every priority's list, whatever levels says: nothing ready may be deleted here.
-local readyKeys, readyCount = {}, 0
+local readyKeys, readyCount, tombstones = {}, 0, {}
 for p = MIN_PRIORITY, MAX_PRIORITY do
   local key = readyKey(p)
   readyKeys[#readyKeys + 1] = key
@@ -47,6 +48,7 @@ for p = MIN_PRIORITY, MAX_PRIORITY do
     for _, id in ipairs(redis.call('LRANGE', key, 0, hints - 1)) do
       local s = pread('HGET', base .. 't:' .. id, 's')
       if type(s) == 'table' or s == 'R' then count = count + 1 end
+      if s == 'X' then tombstones[#tombstones + 1] = base .. 't:' .. id end
     end
   end
   readyCount = readyCount + count
@@ -57,6 +59,8 @@ if scheduled + readyCount + active + deadCount > 0 then
   return {now, 'N', scheduled, readyCount, active, deadCount, owner or ''}
 end
 if owner then return {now, 'T', 0, 0, 0, 0, owner} end
+-- A cancelled task's tombstone counts the hints it left (gh) for a task created again with its id: they go now.
+for _, tk in ipairs(tombstones) do redis.call('HDEL', tk, 'gh') end
 redis.call('DEL', sched, lease, dead, meta, stats, tick, wake, handover, base .. 'starts', base .. 'levels',
   unpack(readyKeys))
 return {now, 'O', 0, 0, 0, 0, ''}
