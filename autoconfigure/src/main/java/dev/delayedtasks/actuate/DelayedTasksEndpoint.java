@@ -188,8 +188,8 @@ public class DelayedTasksEndpoint {
 	}
 
 	/**
-	 * Act on a task: {@code redrive} (a dead letter) or {@code cancel} (a scheduled or
-	 * ready task).
+	 * Act on a task: {@code redrive} (a dead letter), {@code cancel} (a scheduled or
+	 * ready task) or {@code run} (a scheduled task: due now).
 	 * @param queue the queue
 	 * @param taskId the task's id
 	 * @param action the action

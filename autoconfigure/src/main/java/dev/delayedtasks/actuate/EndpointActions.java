@@ -1,5 +1,6 @@
 package dev.delayedtasks.actuate;
 
+import java.time.Duration;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -107,8 +108,8 @@ final class EndpointActions {
 	}
 
 	/**
-	 * Act on a task: {@code redrive} (a dead letter) or {@code cancel} (a scheduled or
-	 * ready task).
+	 * Act on a task: {@code redrive} (a dead letter), {@code cancel} (a scheduled or
+	 * ready task) or {@code run} (a scheduled task, due now).
 	 * @param queue the queue
 	 * @param taskId the task's id
 	 * @param action the action
@@ -121,8 +122,9 @@ final class EndpointActions {
 		boolean done = switch (action) {
 			case "redrive" -> this.deadLetters.redrive(queue, id);
 			case "cancel" -> this.scheduler.cancel(queue, id);
+			case "run" -> this.scheduler.reschedule(queue, id, Duration.ZERO);
 			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a task",
-					"Unknown action '" + action + "': use redrive or cancel");
+					"Unknown action '" + action + "': use redrive, cancel or run");
 		};
 		return done ? new ActionDescriptor(queue, taskId, action, 1) : null;
 	}

@@ -27,6 +27,7 @@ import dev.delayedtasks.internal.server.RedisServerCheck;
 import dev.delayedtasks.internal.server.TopologyRefreshCheck;
 import dev.delayedtasks.internal.store.LayoutVersion;
 import dev.delayedtasks.internal.store.QueueIndex;
+import dev.delayedtasks.internal.store.RedisQueueBrowser;
 import dev.delayedtasks.internal.store.RedisQueueStats;
 import dev.delayedtasks.internal.store.RedisTaskStore;
 import dev.delayedtasks.internal.store.StoreSettings;
@@ -173,6 +174,12 @@ public final class DelayedTasksAutoConfiguration {
 			DelayedTasksProperties properties) {
 		return new QueueIndex(new StringRedisTemplate(connectionFactory), settings.keyPrefix(),
 				properties.monitoring().queueIndexWarnThreshold());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedisQueueBrowser delayedTasksQueueBrowser(RedisConnectionFactory connectionFactory, StoreSettings settings) {
+		return new RedisQueueBrowser(new StringRedisTemplate(connectionFactory), settings.keyPrefix());
 	}
 
 	/**

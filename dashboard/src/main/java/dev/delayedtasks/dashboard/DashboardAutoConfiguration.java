@@ -1,0 +1,163 @@
+package dev.delayedtasks.dashboard;
+
+import java.time.Clock;
+
+import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint;
+import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.autoconfigure.DelayedTasksProperties;
+import dev.delayedtasks.internal.actuate.ReportedQueues;
+import dev.delayedtasks.internal.store.QueueIndex;
+import dev.delayedtasks.internal.store.RedisQueueBrowser;
+import dev.delayedtasks.internal.store.RedisQueueStats;
+import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpMethod;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.web.servlet.DispatcherServlet;
+
+/**
+ * The dashboard, in a Spring MVC application that runs delayed-tasks. With Spring
+ * Security on the class path it is on unless {@code delayed-tasks.dashboard.enabled} is
+ * false, and a filter chain of its own, ordered first and matching only the dashboard's
+ * path, asks for the read role to look and the write role to act (HTTP Basic and any
+ * login the application keeps in its HTTP session, CSRF tokens on writes). Without
+ * Spring Security it is off unless enabled, and read-only unless
+ * {@code delayed-tasks.dashboard.writes-enabled} is true; either way it warns at start.
+ *
+ * @author delayed-tasks
+ * @since 0.3.0
+ */
+@AutoConfiguration(after = DelayedTasksAutoConfiguration.class,
+		afterName = { "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
+				"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration" })
+@ConditionalOnWebApplication(type = Type.SERVLET)
+@ConditionalOnClass(DispatcherServlet.class)
+@ConditionalOnBean(RedisQueueStats.class)
+@EnableConfigurationProperties(DashboardProperties.class)
+public final class DashboardAutoConfiguration {
+
+	/**
+	 * The name of the dashboard's filter chain: a bean of this name replaces it.
+	 */
+	public static final String SECURITY_FILTER_CHAIN = "delayedTasksDashboardSecurityFilterChain";
+
+	private static final Logger logger = LoggerFactory.getLogger(DashboardAutoConfiguration.class);
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ SecurityFilterChain.class, HttpSecurity.class })
+	@ConditionalOnBooleanProperty(name = "delayed-tasks.dashboard.enabled", matchIfMissing = true)
+	@Import(DashboardBeans.class)
+	static class SecuredDashboardConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		DashboardAccess delayedTasksDashboardAccess(DashboardProperties properties) {
+			return new RoleAccess(properties.readRole(), properties.writeRole(), properties.isWritesEnabled(true));
+		}
+
+		/**
+		 * First among the application's chains, so that a catch-all chain of the
+		 * application does not hide the dashboard; it matches nothing outside the
+		 * dashboard's path.
+		 * @param http the application's HTTP security builder
+		 * @param properties the settings
+		 * @return the chain
+		 * @throws Exception when the chain cannot be built
+		 */
+		@Bean(SECURITY_FILTER_CHAIN)
+		@Order(Ordered.HIGHEST_PRECEDENCE + 50)
+		@ConditionalOnMissingBean(name = SECURITY_FILTER_CHAIN)
+		SecurityFilterChain delayedTasksDashboardSecurityFilterChain(HttpSecurity http, DashboardProperties properties)
+				throws Exception {
+			String path = properties.path();
+			http.securityMatcher(path, path + "/**");
+			http.authorizeHttpRequests((requests) -> requests.requestMatchers(HttpMethod.GET, path, path + "/**")
+				.hasAnyRole(properties.readRole(), properties.writeRole())
+				.anyRequest()
+				.hasRole(properties.writeRole()));
+			http.httpBasic(Customizer.withDefaults());
+			return http.build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingClass("org.springframework.security.web.SecurityFilterChain")
+	@ConditionalOnBooleanProperty(name = "delayed-tasks.dashboard.enabled")
+	@Import(DashboardBeans.class)
+	static class OpenDashboardConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		DashboardAccess delayedTasksDashboardAccess(DashboardProperties properties) {
+			boolean writes = properties.isWritesEnabled(false);
+			logger.warn("The delayed-tasks dashboard at {} runs without Spring Security: anyone who reaches it can {}",
+					properties.path(),
+					writes ? "pause queues and cancel, run and redrive tasks (delayed-tasks.dashboard.writes-enabled)"
+							: "see its queues and tasks (it is read-only)");
+			return new DashboardAccess.Open(writes);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class DashboardBeans {
+
+		@Bean
+		@ConditionalOnMissingBean
+		DashboardReads delayedTasksDashboardReads(RedisQueueStats stats, QueueIndex index,
+				DelayedTaskScheduler scheduler, DeadLetters deadLetters, QueueControl control,
+				ObjectProvider<DelayedTaskHandlerRegistry> registry, RedisQueueBrowser browser,
+				DelayedTasksProperties delayedTasks, DashboardProperties properties) {
+			return new DashboardReads(endpoint(stats, index, scheduler, deadLetters, control, registry, delayedTasks),
+					browser, deadLetters, properties.refreshInterval(), Clock.systemUTC());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		DashboardController delayedTasksDashboardController(DashboardReads reads, RedisQueueStats stats,
+				QueueIndex index, DelayedTaskScheduler scheduler, DeadLetters deadLetters, QueueControl control,
+				ObjectProvider<DelayedTaskHandlerRegistry> registry, DelayedTasksProperties delayedTasks,
+				DashboardAccess access, DashboardProperties properties) {
+			return new DashboardController(reads,
+					endpoint(stats, index, scheduler, deadLetters, control, registry, delayedTasks), access, properties);
+		}
+
+		/**
+		 * The endpoint's operations, whether or not Actuator exposes the endpoint: the
+		 * dashboard reads and acts as the endpoint does, with its own access rules.
+		 */
+		private static DelayedTasksEndpoint endpoint(RedisQueueStats stats, QueueIndex index,
+				DelayedTaskScheduler scheduler, DeadLetters deadLetters, QueueControl control,
+				ObjectProvider<DelayedTaskHandlerRegistry> registry, DelayedTasksProperties delayedTasks) {
+			DelayedTaskHandlerRegistry handlers = registry.getIfAvailable();
+			ReportedQueues reported = new ReportedQueues(delayedTasks.monitoring().maxQueues(),
+					delayedTasks.queues().keySet(), ReportedQueues.handledBy(() -> handlers));
+			return new DelayedTasksEndpoint(stats, index, scheduler, deadLetters, control, handlers, reported);
+		}
+
+	}
+
+}

@@ -1,0 +1,225 @@
+package dev.delayedtasks.dashboard;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.delayedtasks.DeadLetter;
+import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.QueueDescriptor;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.QueueDetailDescriptor;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.QueuesDescriptor;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.TaskDescriptor;
+import dev.delayedtasks.internal.store.RedisQueueBrowser;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the dashboard shows, read through the {@code delayedtasks} endpoint's operations
+ * and the queue browser, each bounded in Redis work. The queue overview is kept for the
+ * refresh interval, so any number of open pages read it once per interval.
+ *
+ * @author delayed-tasks
+ * @since 0.3.0
+ */
+public class DashboardReads {
+
+	/**
+	 * How many of a queue's newest dead letters are grouped by reason and exception.
+	 */
+	static final int DEAD_LETTERS_GROUPED = 200;
+
+	private static final List<Duration> DUE_HORIZONS = List.of(Duration.ofMinutes(1), Duration.ofHours(1),
+			Duration.ofDays(1));
+
+	private final DelayedTasksEndpoint endpoint;
+
+	private final RedisQueueBrowser browser;
+
+	private final DeadLetters deadLetters;
+
+	private final Duration refreshInterval;
+
+	private final Clock clock;
+
+	private final AtomicReference<@Nullable Overview> overview = new AtomicReference<>();
+
+	/**
+	 * Create the reads.
+	 * @param endpoint the endpoint whose operations read queues and tasks
+	 * @param browser pages through scheduled and leased tasks
+	 * @param deadLetters the dead letters
+	 * @param refreshInterval how long the overview is kept
+	 * @param clock the clock of the due-time horizons and of the overview's age
+	 */
+	public DashboardReads(DelayedTasksEndpoint endpoint, RedisQueueBrowser browser, DeadLetters deadLetters,
+			Duration refreshInterval, Clock clock) {
+		this.endpoint = endpoint;
+		this.browser = browser;
+		this.deadLetters = deadLetters;
+		this.refreshInterval = refreshInterval;
+		this.clock = clock;
+	}
+
+	/**
+	 * Every reported queue with its counts and the load due next, at most
+	 * refresh-interval old.
+	 * @return the overview
+	 */
+	public Overview overview() {
+		Instant now = this.clock.instant();
+		Overview cached = this.overview.get();
+		if (cached != null && !cached.readAt().plus(this.refreshInterval).isAfter(now)) {
+			cached = null;
+		}
+		if (cached != null) {
+			return cached;
+		}
+		QueuesDescriptor queues = this.endpoint.queues();
+		List<QueueView> views = queues.queues()
+			.stream()
+			.map((queue) -> new QueueView(queue, dueNext(queue.name(), now)))
+			.toList();
+		Overview fresh = new Overview(views, queues.knownQueues(), queues.unreportedQueues(), now);
+		this.overview.set(fresh);
+		return fresh;
+	}
+
+	/**
+	 * One queue: counts, the load due next, its newest dead letters and their groups.
+	 * @param queue the queue
+	 * @return the queue, or {@code null} when unknown
+	 */
+	public @Nullable QueueDetail queue(String queue) {
+		QueueDetailDescriptor detail = this.endpoint.queue(queue);
+		if (detail == null) {
+			return null;
+		}
+		List<DeadLetter> newest = (detail.queue().dead() > 0) ? this.deadLetters.list(queue, DEAD_LETTERS_GROUPED)
+				: List.of();
+		return new QueueDetail(new QueueView(detail.queue(), dueNext(queue, this.clock.instant())),
+				detail.deadLetters(), groups(newest), newest.size(), detail.unreadableDeadLetters());
+	}
+
+	/**
+	 * A page of a queue's scheduled tasks, earliest first.
+	 * @param queue the queue
+	 * @param offset how many to pass over
+	 * @param limit how many to show
+	 * @return the page
+	 */
+	public RedisQueueBrowser.Page scheduled(String queue, long offset, int limit) {
+		return this.browser.scheduled(queue, offset, limit);
+	}
+
+	/**
+	 * A page of a queue's running tasks, earliest lease deadline first.
+	 * @param queue the queue
+	 * @param offset how many to pass over
+	 * @param limit how many to show
+	 * @return the page
+	 */
+	public RedisQueueBrowser.Page running(String queue, long offset, int limit) {
+		return this.browser.leased(queue, offset, limit);
+	}
+
+	/**
+	 * One task.
+	 * @param queue the queue
+	 * @param taskId the task's id
+	 * @return the task, or {@code null} when it neither exists nor left an outcome
+	 */
+	public @Nullable TaskDescriptor task(String queue, String taskId) {
+		return this.endpoint.task(queue, taskId);
+	}
+
+	/**
+	 * Forget the kept overview, so that the next read shows an action's effect.
+	 */
+	void forgetOverview() {
+		this.overview.set(null);
+	}
+
+	private DueNext dueNext(String queue, Instant now) {
+		List<Long> counts = this.browser.dueWithin(queue, now, DUE_HORIZONS.stream().map(now::plus).toList());
+		return new DueNext(counts.get(0), counts.get(1), counts.get(2));
+	}
+
+	private static List<DeadLetterGroup> groups(List<DeadLetter> letters) {
+		Map<List<String>, DeadLetterGroup> groups = new LinkedHashMap<>();
+		for (DeadLetter letter : letters) {
+			groups.merge(List.of(letter.reason(), letter.exceptionType()),
+					new DeadLetterGroup(letter.reason(), letter.exceptionType(), 1, letter.deadAt(), letter.message()),
+					(group, one) -> new DeadLetterGroup(group.reason(), group.exceptionType(), group.count() + 1,
+							group.newestAt(), group.example()));
+		}
+		return groups.values().stream().sorted(Comparator.comparingLong(DeadLetterGroup::count).reversed()).toList();
+	}
+
+	/**
+	 * The queues.
+	 *
+	 * @param queues the reported queues
+	 * @param knownQueues the known queues
+	 * @param unreportedQueues the known queues left out
+	 * @param readAt when they were read
+	 */
+	public record Overview(List<QueueView> queues, int knownQueues, int unreportedQueues, Instant readAt) {
+
+	}
+
+	/**
+	 * A queue and the load due next.
+	 *
+	 * @param queue the queue as the endpoint describes it
+	 * @param dueNext scheduled tasks falling due soon
+	 */
+	public record QueueView(QueueDescriptor queue, DueNext dueNext) {
+
+	}
+
+	/**
+	 * Scheduled tasks falling due within the next minute, hour and day.
+	 *
+	 * @param minute within a minute
+	 * @param hour within an hour
+	 * @param day within a day
+	 */
+	public record DueNext(long minute, long hour, long day) {
+
+	}
+
+	/**
+	 * One queue in detail.
+	 *
+	 * @param view the queue and its load due next
+	 * @param deadLetters its newest dead letters
+	 * @param deadLetterGroups the newest dead letters grouped by reason and exception type,
+	 * largest group first
+	 * @param groupedOver how many dead letters the groups count (the newest ones)
+	 * @param unreadableDeadLetters dead-set members that are not task ids
+	 */
+	public record QueueDetail(QueueView view, List<DelayedTasksEndpoint.DeadLetterDescriptor> deadLetters,
+			List<DeadLetterGroup> deadLetterGroups, int groupedOver, int unreadableDeadLetters) {
+
+	}
+
+	/**
+	 * Dead letters with one reason and exception type.
+	 *
+	 * @param reason why they were dead-lettered
+	 * @param exceptionType the exception's class name
+	 * @param count how many
+	 * @param newestAt when the newest was dead-lettered
+	 * @param example the newest one's message
+	 */
+	public record DeadLetterGroup(String reason, String exceptionType, long count, Instant newestAt, String example) {
+
+	}
+
+}

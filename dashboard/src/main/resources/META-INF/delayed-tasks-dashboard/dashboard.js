@@ -1,0 +1,269 @@
+// The delayed-tasks dashboard: one page, routed by the URL's fragment. Every address is relative to the page, so the
+// dashboard works below a context path and behind a proxy prefix; it never calls anything outside the application.
+// Text from the server is set with textContent only.
+(function () {
+	'use strict';
+
+	const view = document.getElementById('view');
+	const status = document.getElementById('status');
+	let session = { user: '', canWrite: false, refreshMillis: 5000, csrf: null };
+	let timer = null;
+
+	function el(tag, attributes, ...children) {
+		const node = document.createElement(tag);
+		Object.entries(attributes || {}).forEach(([name, value]) => {
+			if (name === 'onclick') {
+				node.addEventListener('click', value);
+			}
+			else if (value !== null && value !== undefined && value !== false) {
+				node.setAttribute(name, value === true ? '' : String(value));
+			}
+		});
+		children.flat().forEach((child) => {
+			if (child !== null && child !== undefined) {
+				node.append(child instanceof Node ? child : String(child));
+			}
+		});
+		return node;
+	}
+
+	function encode(part) {
+		return encodeURIComponent(part);
+	}
+
+	async function get(path) {
+		const response = await fetch(path, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+		if (response.status === 404) {
+			return null;
+		}
+		if (!response.ok) {
+			throw new Error(await message(response));
+		}
+		return response.json();
+	}
+
+	async function post(path) {
+		const headers = { Accept: 'application/json' };
+		if (session.csrf) {
+			headers[session.csrf.headerName] = session.csrf.token;
+		}
+		const response = await fetch(path, { method: 'POST', headers, credentials: 'same-origin' });
+		if (response.status === 404) {
+			return null;
+		}
+		if (!response.ok) {
+			throw new Error(await message(response));
+		}
+		return response.json();
+	}
+
+	async function message(response) {
+		try {
+			const body = await response.json();
+			return body.message || (response.status + ' ' + response.statusText);
+		}
+		catch (ignored) {
+			return response.status + ' ' + response.statusText;
+		}
+	}
+
+	function time(instant) {
+		return instant ? new Date(instant).toLocaleString() : '—';
+	}
+
+	function duration(millis) {
+		if (millis < 1000) {
+			return millis + ' ms';
+		}
+		if (millis < 120000) {
+			return (millis / 1000).toFixed(1) + ' s';
+		}
+		return Math.round(millis / 60000) + ' min';
+	}
+
+	// A write control, shown only to users who may act; the server refuses the others anyway.
+	function action(label, path, confirmText, className) {
+		if (!session.canWrite) {
+			return null;
+		}
+		return el('button', {
+			class: 'write ' + (className || ''), 'data-action': label,
+			onclick: async (event) => {
+				event.preventDefault();
+				if (confirmText && !window.confirm(confirmText)) {
+					return;
+				}
+				try {
+					const done = await post(path);
+					say(done ? label + ': done (' + done.affected + ')' : label + ': nothing to do');
+				}
+				catch (error) {
+					say(label + ' failed: ' + error.message, true);
+				}
+				route();
+			}
+		}, label);
+	}
+
+	function say(text, bad) {
+		status.textContent = text;
+		status.className = bad ? 'error' : '';
+	}
+
+	function queueLink(name) {
+		return el('a', { href: '#/queues/' + encode(name), 'data-queue-link': name }, name);
+	}
+
+	function taskLink(queue, id) {
+		return el('a', { href: '#/queues/' + encode(queue) + '/tasks/' + encode(id), 'data-task-link': id }, id);
+	}
+
+	async function overview() {
+		const data = await get('api/queues');
+		const rows = data.queues.map(({ queue, dueNext }) => el('tr', { 'data-queue': queue.name },
+			el('td', {}, queueLink(queue.name), queue.paused ? el('span', { class: 'pill paused' }, 'paused') : null),
+			el('td', { class: 'num' }, queue.scheduled), el('td', { class: 'num' }, queue.ready),
+			el('td', { class: 'num' }, queue.active),
+			el('td', { class: 'num' }, queue.dead > 0 ? el('span', { class: 'pill dead' }, queue.dead) : 0),
+			el('td', { class: 'num' }, dueNext.minute), el('td', { class: 'num' }, dueNext.hour),
+			el('td', { class: 'num' }, dueNext.day),
+			el('td', { class: 'num' }, queue.ready > 0 ? duration(queue.oldestReadyAgeMillis) : '—'),
+			el('td', {}, queue.timerOwner || el('span', { class: 'muted' }, 'none')),
+			el('td', {}, queue.handlers.map((h) => h.activeTasks + '/' + h.concurrency).join(', ') || '—')));
+		return [
+			el('h1', {}, 'Queues'),
+			el('table', { id: 'queues' },
+				el('thead', {}, el('tr', {}, el('th', {}, 'Queue'), el('th', { class: 'num' }, 'Scheduled'),
+					el('th', { class: 'num' }, 'Ready'), el('th', { class: 'num' }, 'Running'),
+					el('th', { class: 'num' }, 'Dead'), el('th', { class: 'num' }, 'Due in 1 min'),
+					el('th', { class: 'num' }, '1 h'), el('th', { class: 'num' }, '1 day'),
+					el('th', { class: 'num' }, 'Oldest ready'), el('th', {}, 'Timer owner'),
+					el('th', {}, 'Here: running/concurrency'))),
+				el('tbody', {}, rows)),
+			el('p', { class: 'muted' }, data.knownQueues + ' known queues',
+				data.unreportedQueues > 0 ? ', ' + data.unreportedQueues + ' not shown (delayed-tasks.monitoring.max-queues)' : '',
+				'; read at ' + time(data.readAt) + '.')
+		];
+	}
+
+	async function queuePage(name) {
+		const base = 'api/queues/' + encode(name);
+		const [detail, scheduled, running] = await Promise.all([get(base), get(base + '/scheduled?limit=20'),
+			get(base + '/running?limit=20')]);
+		if (!detail) {
+			return [el('h1', {}, 'No queue ' + name)];
+		}
+		const queue = detail.view.queue;
+		const due = detail.view.dueNext;
+		const card = (label, value) => el('div', { class: 'card' }, el('b', {}, value), label);
+		return [
+			el('h1', {}, 'Queue ', el('span', { id: 'queue-name' }, queue.name), ' ',
+				queue.paused ? el('span', { class: 'pill paused' }, 'paused') : null, ' ',
+				queue.paused ? action('resume', base + '/resume') : action('pause', base + '/pause',
+					'Pause ' + queue.name + ' on every instance?')),
+			el('div', { class: 'cards' }, card('scheduled', queue.scheduled), card('ready', queue.ready),
+				card('running', queue.active), card('dead', queue.dead), card('due in 1 min', due.minute),
+				card('due in 1 h', due.hour), card('due in 1 day', due.day)),
+			el('h2', {}, 'Scheduled, earliest first'),
+			pageTable('scheduled', name, scheduled, 'Due at'),
+			el('h2', {}, 'Running, earliest lease deadline first'),
+			pageTable('running', name, running, 'Lease until'),
+			el('h2', {}, 'Dead letters by reason and exception'),
+			el('table', { id: 'dead-groups' },
+				el('thead', {}, el('tr', {}, el('th', {}, 'Reason'), el('th', {}, 'Exception'),
+					el('th', { class: 'num' }, 'Count'), el('th', {}, 'Newest'), el('th', {}, 'Example message'))),
+				el('tbody', {}, detail.deadLetterGroups.map((group) => el('tr', {},
+					el('td', {}, group.reason), el('td', {}, group.exceptionType), el('td', { class: 'num' }, group.count),
+					el('td', {}, time(group.newestAt)), el('td', {}, group.example))))),
+			el('p', { class: 'muted' }, 'Groups count the newest ' + detail.groupedOver + ' of ' + queue.dead
+				+ ' dead letters.'),
+			el('h2', {}, 'Newest dead letters'),
+			el('table', { id: 'dead-letters' },
+				el('thead', {}, el('tr', {}, el('th', {}, 'Task'), el('th', {}, 'Reason'), el('th', {}, 'Error'),
+					el('th', { class: 'num' }, 'Attempts'), el('th', {}, 'Dead since'), el('th', {}, ''))),
+				el('tbody', {}, detail.deadLetters.map((letter) => el('tr', { 'data-dead': letter.id },
+					el('td', {}, taskLink(name, letter.id)), el('td', {}, letter.reason),
+					el('td', {}, letter.exceptionType + ': ' + letter.message),
+					el('td', { class: 'num' }, letter.attempts), el('td', {}, time(letter.deadAt)),
+					el('td', {}, action('redrive', base + '/tasks/' + encode(letter.id) + '/redrive')))))),
+			detail.unreadableDeadLetters > 0
+				? el('p', { class: 'error' }, detail.unreadableDeadLetters + ' dead-set members are not task ids.') : null
+		];
+	}
+
+	function pageTable(id, queue, page, instantLabel) {
+		return [
+			el('table', { id },
+				el('thead', {}, el('tr', {}, el('th', {}, 'Task'), el('th', {}, instantLabel))),
+				el('tbody', {}, (page ? page.entries : []).map((entry) => el('tr', {},
+					el('td', {}, taskLink(queue, entry.id)), el('td', {}, time(entry.at)))))),
+			el('p', { class: 'muted' }, page ? 'First ' + page.entries.length + ' of ' + page.total + '.' : '')
+		];
+	}
+
+	async function taskPage(queue, id) {
+		const base = 'api/queues/' + encode(queue) + '/tasks/' + encode(id);
+		const task = await get(base);
+		if (!task) {
+			return [el('h1', {}, 'No task ' + id + ' in ' + queue),
+				el('p', { class: 'muted' }, 'It never existed, or it ended and its outcome is not kept.')];
+		}
+		const row = (label, value) => [el('dt', {}, label), el('dd', { 'data-field': label }, value)];
+		const outcome = task.outcome;
+		return [
+			el('h1', {}, 'Task ', el('span', { id: 'task-id' }, task.id), ' in ', queueLink(task.queue)),
+			el('dl', {},
+				row('state', task.state),
+				row('due', time(task.dueAt)),
+				row('created', time(task.createdAt)),
+				row('priority', task.priority),
+				row('failed runs', task.failures),
+				row('deliveries', task.deliveries),
+				row('attempts allowed', task.maxAttempts),
+				row('last error', task.lastError || '—'),
+				outcome ? row('outcome', outcome.kind + ' after ' + outcome.runs + ' run(s) at ' + time(outcome.finishedAt)
+					+ (outcome.error ? ': ' + outcome.error : '')) : null),
+			el('p', {},
+				task.state === 'SCHEDULED' ? action('run', base + '/run', 'Run ' + id + ' now?') : null, ' ',
+				task.state === 'SCHEDULED' || task.state === 'READY'
+					? action('cancel', base + '/cancel', 'Cancel ' + id + '?', 'danger') : null, ' ',
+				task.state === 'DEAD' ? action('redrive', base + '/redrive') : null)
+		];
+	}
+
+	async function route() {
+		clearTimeout(timer);
+		const parts = location.hash.replace(/^#\/?/, '').split('/').filter((part) => part).map(decodeURIComponent);
+		try {
+			let content;
+			if (parts[0] === 'queues' && parts.length === 2) {
+				content = await queuePage(parts[1]);
+			}
+			else if (parts[0] === 'queues' && parts[2] === 'tasks' && parts.length === 4) {
+				content = await taskPage(parts[1], parts[3]);
+			}
+			else {
+				content = await overview();
+			}
+			view.replaceChildren(...content.flat().filter((node) => node));
+		}
+		catch (error) {
+			view.replaceChildren(el('p', { class: 'error', id: 'error' }, 'Could not read: ' + error.message));
+		}
+		timer = setTimeout(route, session.refreshMillis);
+	}
+
+	document.getElementById('find').addEventListener('submit', (event) => {
+		event.preventDefault();
+		const queue = document.getElementById('find-queue').value.trim();
+		const id = document.getElementById('find-id').value.trim();
+		location.hash = '#/queues/' + encode(queue) + '/tasks/' + encode(id);
+	});
+	window.addEventListener('hashchange', route);
+
+	get('api/session').then((current) => {
+		session = current;
+		document.getElementById('user').textContent = session.user + (session.canWrite ? '' : ' (read-only)');
+		route();
+	}).catch((error) => say('Could not start: ' + error.message, true));
+})();
