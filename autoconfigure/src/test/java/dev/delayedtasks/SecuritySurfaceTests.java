@@ -29,8 +29,8 @@ class SecuritySurfaceTests {
 	/** What is forbidden, by a short name, as a pattern that matches one line. */
 	private static final Map<String, Pattern> FORBIDDEN = forbidden();
 
-	private static final Set<String> EXPECTED_MODULES = Set.of("test-support", "autoconfigure", "starter", "sample-app",
-			"benchmarks");
+	private static final Set<String> EXPECTED_MODULES = Set.of("test-support", "autoconfigure", "starter", "dashboard",
+			"sample-app", "benchmarks");
 
 	private static final Set<String> TEXT_EXTENSIONS = Set.of(".java", ".kt", ".properties", ".yml", ".yaml", ".xml",
 			".imports", ".factories", ".lua", ".json");

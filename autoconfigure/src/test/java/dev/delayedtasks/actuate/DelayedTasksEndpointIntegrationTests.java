@@ -542,6 +542,22 @@ class DelayedTasksEndpointIntegrationTests {
 	}
 
 	@Test
+	void runMakesAScheduledTaskDueNowAndItRuns() {
+		String queue = "e-run";
+		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {
+			DelayedTaskScheduler scheduler = context.getBean(DelayedTaskScheduler.class);
+			DelayedTasksEndpoint endpoint = context.getBean(DelayedTasksEndpoint.class);
+			TaskId id = scheduler.schedule(queue, new Job("succeed", "x"), Duration.ofHours(1));
+			TaskId kept = scheduler.schedule(queue, new Job("succeed", "y"), Duration.ofHours(1));
+			assertThat(endpoint.taskAction(queue, id.value(), "run"))
+				.isEqualTo(new ActionDescriptor(queue, id.value(), "run", 1));
+			await().atMost(WAIT).until(() -> scheduler.find(queue, id).isEmpty());
+			assertThat(scheduler.find(queue, kept)).map(TaskInfo::state).hasValue(TaskState.SCHEDULED);
+			assertThat(endpoint.taskAction(queue, id.value(), "run")).as("a task that has run").isNull();
+		});
+	}
+
+	@Test
 	void purgeDeletesEveryDeadLetterOfTheQueue() {
 		String queue = "e-purge";
 		this.runner.withPropertyValues("test.queue=" + queue).run((context) -> {

@@ -1,5 +1,6 @@
 package dev.delayedtasks.sample;
 
+import java.net.CookieManager;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,6 +10,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
@@ -37,7 +40,8 @@ import static org.awaitility.Awaitility.await;
  * The sample's Actuator surface over HTTP: the delayedtasks endpoint (read-only by
  * default, writes when access is unrestricted, 400 and 404 answers), who may call what
  * (health and info open, reads for any user, writes for admins), the health details and
- * the Prometheus scrape.
+ * the Prometheus scrape; and the dashboard with the same logins (users look, admins act,
+ * with a CSRF token).
  */
 @WithRedis
 class ActuatorIntegrationTests {
@@ -129,6 +133,42 @@ class ActuatorIntegrationTests {
 				.contains("\"paused\":false");
 			assertThat(post(context, ADMIN, "/actuator/recurringtasks/no-such", "{\"action\":\"pause\"}").statusCode())
 				.isEqualTo(404);
+		}
+	}
+
+	@Test
+	void theDashboardLetsUsersLookAndAdminsActWithTheSameLogins(TestRedis redis) throws Exception {
+		try (ConfigurableApplicationContext context = start(redis, "dashboard")) {
+			TaskId id = context.getBean(DelayedTaskScheduler.class)
+				.schedule("reminders", new Reminder("ada", "x"), Duration.ofHours(1));
+			assertThat(get(context, null, "/delayed-tasks/").statusCode()).isEqualTo(401);
+			HttpResponse<String> page = get(context, USER, "/delayed-tasks/");
+			assertThat(page.statusCode()).isEqualTo(200);
+			assertThat(page.body()).contains("assets/dashboard.js");
+			assertThat(get(context, USER, "/delayed-tasks/api/session").body()).contains("\"canWrite\":false");
+			assertThat(get(context, USER, "/delayed-tasks/api/queues").body()).contains("\"name\":\"reminders\"");
+			assertThat(get(context, USER, "/delayed-tasks/api/queues/reminders/tasks/" + id).body())
+				.contains("\"state\":\"SCHEDULED\"");
+			assertThat(post(context, USER, "/delayed-tasks/api/queues/reminders/pause", "").statusCode())
+				.isEqualTo(403);
+			// Writes carry the CSRF token of the admin's session, as the page sends them.
+			HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
+			String session = browser.send(request(context, ADMIN, "/delayed-tasks/api/session").build(),
+					HttpResponse.BodyHandlers.ofString())
+				.body();
+			assertThat(session).contains("\"canWrite\":true");
+			Matcher token = Pattern.compile("\"token\":\"([^\"]+)\"").matcher(session);
+			assertThat(token.find()).isTrue();
+			HttpRequest.Builder pause = request(context, ADMIN, "/delayed-tasks/api/queues/reminders/pause")
+				.POST(HttpRequest.BodyPublishers.noBody());
+			assertThat(browser.send(pause.build(), HttpResponse.BodyHandlers.ofString()).statusCode())
+				.as("without the CSRF token")
+				.isEqualTo(403);
+			assertThat(isPaused(context)).isFalse();
+			assertThat(browser.send(pause.header("X-CSRF-TOKEN", token.group(1)).build(),
+					HttpResponse.BodyHandlers.ofString())
+				.statusCode()).isEqualTo(200);
+			assertThat(isPaused(context)).isTrue();
 		}
 	}
 
