@@ -1,6 +1,9 @@
 package dev.delayedtasks;
 
 import java.util.List;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The tasks of a queue that failed for good: list them, run them again, or delete them.
@@ -37,6 +40,43 @@ public interface DeadLetters {
 	 * @return {@code true} if it was a dead letter and is ready now
 	 */
 	boolean redrive(String queue, TaskId id);
+
+	/**
+	 * Make one dead letter ready to run again with a new payload, its headers kept: for a
+	 * payload its handler can no longer read (a field whose type changed, a value it
+	 * refuses), mended by hand. The payload is encoded as scheduling encodes one, under
+	 * the same size limit. The replacement and the redrive are one step: the task never
+	 * runs with the old payload after this returns {@code true}, and a payload changed by
+	 * someone else since it was read here is not overwritten.
+	 * @param queue the queue
+	 * @param id the task
+	 * @param payload the new payload
+	 * @return {@code true} if it was a dead letter and is ready now with the new payload;
+	 * {@code false} when it is not a dead letter, has no payload, or its payload changed
+	 * meanwhile (read it again and retry)
+	 * @since 0.3.0
+	 */
+	boolean redrive(String queue, TaskId id, @Nullable Object payload);
+
+	/**
+	 * The payload of a dead letter as JSON, to inspect or mend (see
+	 * {@link #redrive(String, TaskId, Object)}); as stored when it is not a task envelope.
+	 * Payloads can hold personal data: show them only to those allowed to see them.
+	 * @param queue the queue
+	 * @param id the task
+	 * @return the payload, or empty when the task is not a dead letter or has none
+	 * @since 0.3.0
+	 */
+	Optional<String> payload(String queue, TaskId id);
+
+	/**
+	 * Delete one dead letter.
+	 * @param queue the queue
+	 * @param id the task
+	 * @return {@code true} if it was a dead letter and is gone
+	 * @since 0.3.0
+	 */
+	boolean delete(String queue, TaskId id);
 
 	/**
 	 * Make every dead letter of a queue ready to run again (corrupt ones, which cannot

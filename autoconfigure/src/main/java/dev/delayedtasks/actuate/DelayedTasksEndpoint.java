@@ -143,6 +143,24 @@ public class DelayedTasksEndpoint {
 	}
 
 	/**
+	 * One queue without its dead letters, for callers that read those themselves.
+	 * @param queue the queue
+	 * @return the queue, or {@code null} when unknown
+	 */
+	public @Nullable QueueDescriptor queueSummary(String queue) {
+		return isKnown(EndpointActions.checkQueue(queue)) ? describe(this.stats.read(queue)) : null;
+	}
+
+	/**
+	 * Whether a queue is handled here or in the index.
+	 * @param queue the queue
+	 * @return whether it is known
+	 */
+	public boolean knows(String queue) {
+		return isKnown(EndpointActions.checkQueue(queue));
+	}
+
+	/**
 	 * One task, with its outcome when it has ended and its outcome is kept
 	 * ({@code delayed-tasks.results.*}).
 	 * @param queue the queue
@@ -189,7 +207,8 @@ public class DelayedTasksEndpoint {
 
 	/**
 	 * Act on a task: {@code redrive} (a dead letter), {@code cancel} (a scheduled or
-	 * ready task) or {@code run} (a scheduled task: due now).
+	 * ready task; a running one is asked to stop, answered as the action {@code stop}) or
+	 * {@code run} (a scheduled task: due now).
 	 * @param queue the queue
 	 * @param taskId the task's id
 	 * @param action the action

@@ -14,6 +14,8 @@ import dev.delayedtasks.QueueLimits;
 import dev.delayedtasks.QueueRemoval;
 import dev.delayedtasks.RateLimit;
 import dev.delayedtasks.TaskId;
+import dev.delayedtasks.TaskInfo;
+import dev.delayedtasks.TaskState;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
 import org.jspecify.annotations.Nullable;
 
@@ -109,7 +111,8 @@ final class EndpointActions {
 
 	/**
 	 * Act on a task: {@code redrive} (a dead letter), {@code cancel} (a scheduled or
-	 * ready task) or {@code run} (a scheduled task, due now).
+	 * ready task; a running one is asked to stop, answered as the action {@code stop}) or
+	 * {@code run} (a scheduled task, due now).
 	 * @param queue the queue
 	 * @param taskId the task's id
 	 * @param action the action
@@ -122,11 +125,21 @@ final class EndpointActions {
 		boolean done = switch (action) {
 			case "redrive" -> this.deadLetters.redrive(queue, id);
 			case "cancel" -> this.scheduler.cancel(queue, id);
-			case "run" -> this.scheduler.reschedule(queue, id, Duration.ZERO);
+			// Only a scheduled task: rescheduling a ready one would only move it back in line.
+			case "run" -> stateOf(queue, id) == TaskState.SCHEDULED && this.scheduler.reschedule(queue, id, Duration.ZERO);
 			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a task",
 					"Unknown action '" + action + "': use redrive, cancel or run");
 		};
+		if (!done && action.equals("cancel") && stateOf(queue, id) == TaskState.ACTIVE) {
+			// cancel asked a running task to stop (it is interrupted, not retried, and deleted when its run ends):
+			// say so rather than "nothing done".
+			return new ActionDescriptor(queue, taskId, "stop", 1);
+		}
 		return done ? new ActionDescriptor(queue, taskId, action, 1) : null;
+	}
+
+	private @Nullable TaskState stateOf(String queue, TaskId id) {
+		return this.scheduler.find(queue, id).map(TaskInfo::state).orElse(null);
 	}
 
 	/**

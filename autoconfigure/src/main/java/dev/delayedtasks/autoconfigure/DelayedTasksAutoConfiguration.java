@@ -321,8 +321,8 @@ public final class DelayedTasksAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(DeadLetters.class)
-	RedisDeadLetters delayedTaskDeadLetters(StoreScripts scripts, StoreSettings settings) {
-		return new RedisDeadLetters(scripts, settings);
+	RedisDeadLetters delayedTaskDeadLetters(StoreScripts scripts, StoreSettings settings, PayloadCodec codec) {
+		return new RedisDeadLetters(scripts, settings, codec);
 	}
 
 	/**

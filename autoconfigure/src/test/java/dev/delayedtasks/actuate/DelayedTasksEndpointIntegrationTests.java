@@ -554,6 +554,10 @@ class DelayedTasksEndpointIntegrationTests {
 			await().atMost(WAIT).until(() -> scheduler.find(queue, id).isEmpty());
 			assertThat(scheduler.find(queue, kept)).map(TaskInfo::state).hasValue(TaskState.SCHEDULED);
 			assertThat(endpoint.taskAction(queue, id.value(), "run")).as("a task that has run").isNull();
+			TaskId ready = scheduler.enqueue(queue + "-idle", new Job("succeed", "z"));
+			Instant due = scheduler.find(queue + "-idle", ready).orElseThrow().dueAt();
+			assertThat(endpoint.taskAction(queue + "-idle", ready.value(), "run")).as("a ready task").isNull();
+			assertThat(scheduler.find(queue + "-idle", ready)).map(TaskInfo::dueAt).hasValue(due);
 		});
 	}
 

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -22,6 +23,7 @@ import dev.delayedtasks.internal.store.RedisTaskStore;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.TaskRecords;
 import dev.delayedtasks.internal.store.TaskRecords.ErrorRecord;
+import dev.delayedtasks.internal.store.codec.PayloadCodec;
 import dev.delayedtasks.internal.store.script.Reply;
 import dev.delayedtasks.internal.store.script.Script;
 import dev.delayedtasks.internal.store.script.StoreScripts;
@@ -66,14 +68,28 @@ public final class RedisDeadLetters implements DeadLetters {
 
 	private final StoreSettings settings;
 
+	private final @Nullable PayloadCodec codec;
+
 	/**
 	 * Create the dead letters.
 	 * @param scripts the scripts
 	 * @param settings limits and durations
 	 */
 	public RedisDeadLetters(StoreScripts scripts, StoreSettings settings) {
+		this(scripts, settings, null);
+	}
+
+	/**
+	 * Create the dead letters, able to redrive one with a new payload.
+	 * @param scripts the scripts
+	 * @param settings limits and durations
+	 * @param codec encodes a new payload as scheduling does, or {@code null} when
+	 * {@link #redrive(String, TaskId, Object)} is not offered
+	 */
+	public RedisDeadLetters(StoreScripts scripts, StoreSettings settings, @Nullable PayloadCodec codec) {
 		this.scripts = scripts;
 		this.settings = settings;
+		this.codec = codec;
 	}
 
 	@Override
@@ -91,13 +107,26 @@ public final class RedisDeadLetters implements DeadLetters {
 	 * @return the dead letters and the count of members passed over
 	 */
 	public DeadLetterListing listing(String queue, int limit) {
+		return listing(queue, 0, limit);
+	}
+
+	/**
+	 * Like {@link #listing(String, int)}, from a rank of the dead set on (0 the newest):
+	 * for walking through a large dead set in bounded steps, the next step starting at
+	 * {@code offset + letters + unreadable} (fewer when entries left the set since).
+	 * @param queue the queue
+	 * @param offset how many of the newest members to pass over
+	 * @param limit the most dead letters to return
+	 * @return the dead letters and the count of members passed over
+	 */
+	public DeadLetterListing listing(String queue, long offset, int limit) {
 		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
-		if (limit <= 0) {
+		if (limit <= 0 || offset < 0) {
 			return new DeadLetterListing(List.of(), 0);
 		}
 		try {
 			List<TypedTuple<String>> ordered = new ArrayList<>();
-			int unreadable = newest(keys, limit, ordered);
+			int unreadable = newest(keys, offset, limit, ordered);
 			if (unreadable > 0) {
 				reportUnreadable(queue, unreadable);
 			}
@@ -145,9 +174,9 @@ public final class RedisDeadLetters implements DeadLetters {
 	 * @param ordered where to add them, newest first
 	 * @return how many members were passed over
 	 */
-	private int newest(PartitionKeys keys, int limit, List<TypedTuple<String>> ordered) {
+	private int newest(PartitionKeys keys, long from, int limit, List<TypedTuple<String>> ordered) {
 		int unreadable = 0;
-		long offset = 0;
+		long offset = from;
 		while (ordered.size() < limit && unreadable < MAX_PASSED_OVER) {
 			// Read more at a time the more members turn out to be unreadable.
 			long count = Math.max(limit - ordered.size(), unreadable);
@@ -256,6 +285,71 @@ public final class RedisDeadLetters implements DeadLetters {
 	}
 
 	@Override
+	public boolean redrive(String queue, TaskId id, @Nullable Object payload) {
+		PayloadCodec payloads = this.codec;
+		if (payloads == null) {
+			throw new UnsupportedOperationException("These dead letters were made without a payload codec");
+		}
+		String old = storedPayload(queue, id);
+		if (old == null) {
+			return false;
+		}
+		Map<String, String> headers;
+		try {
+			headers = payloads.read(old).headers();
+		}
+		catch (IllegalArgumentException ex) {
+			// An envelope that does not read keeps no headers: the new payload is all there is.
+			headers = Map.of();
+		}
+		String envelope = payloads.envelope(queue, payload, headers);
+		// Compared with the payload read above inside the script: an edit made meanwhile is not overwritten.
+		return redrive(queue, id.value(), 0, envelope, old).number(1) == 1;
+	}
+
+	@Override
+	public Optional<String> payload(String queue, TaskId id) {
+		PayloadCodec payloads = this.codec;
+		if (payloads == null) {
+			throw new UnsupportedOperationException("These dead letters were made without a payload codec");
+		}
+		if (this.scripts.template().opsForZSet().score(this.settings.keys(Names.checkQueue(queue)).dead(),
+				id.value()) == null) {
+			return Optional.empty();
+		}
+		String stored = storedPayload(queue, id);
+		if (stored == null) {
+			return Optional.empty();
+		}
+		try {
+			return Optional.of(payloads.read(stored).body().toString());
+		}
+		catch (IllegalArgumentException ex) {
+			// Not an envelope: what is stored is the best there is to mend.
+			return Optional.of(stored);
+		}
+	}
+
+	@Override
+	public boolean delete(String queue, TaskId id) {
+		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		Reply reply = new Reply(this.scripts.run(Script.PURGE, List.of(keys.dead(), keys.stats()),
+				List.of(keys.base(), "one", "1", "0", "0", id.value()), queue, id.value()));
+		return reply.number(1) == 1;
+	}
+
+	private @Nullable String storedPayload(String queue, TaskId id) {
+		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		try {
+			return this.scripts.template().opsForValue().get(keys.payload(id.value()));
+		}
+		catch (DataAccessException ex) {
+			// Not a string (bad data): there is no payload to show or to replace.
+			return null;
+		}
+	}
+
+	@Override
 	public long redriveAll(String queue) {
 		long moved = 0;
 		long offset = 0;
@@ -270,10 +364,14 @@ public final class RedisDeadLetters implements DeadLetters {
 	}
 
 	private Reply redrive(String queue, String id, long offset) {
+		return redrive(queue, id, offset, "", "");
+	}
+
+	private Reply redrive(String queue, String id, long offset, String newPayload, String oldPayload) {
 		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
 		return new Reply(this.scripts.run(Script.REDRIVE, List.of(keys.dead(), keys.ready(), keys.wake(), keys.stats()),
 				List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()), Integer.toString(BATCH),
-						Long.toString(offset), id),
+						Long.toString(offset), id, newPayload, oldPayload),
 				queue, id.isEmpty() ? null : id));
 	}
 

@@ -105,7 +105,7 @@ public final class PartitionProbe {
 		return (ttl != null) ? ttl : -2;
 	}
 
-	String type(String key) {
+	public String type(String key) {
 		return this.redis.type(key).code();
 	}
 

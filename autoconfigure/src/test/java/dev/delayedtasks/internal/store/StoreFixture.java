@@ -91,7 +91,7 @@ public final class StoreFixture implements AutoCloseable {
 		this.scheduler = new RedisDelayedTaskScheduler(this.scripts, settings, this.codec, this.queues, (queue) -> 4,
 				500, new DelayedTaskListener() {
 				}, ObservationRegistry.NOOP, null);
-		this.deadLetters = new RedisDeadLetters(this.scripts, settings);
+		this.deadLetters = new RedisDeadLetters(this.scripts, settings, this.codec);
 		this.control = new RedisQueueControl(this.scripts, settings, this.queues, (queue) -> null);
 	}
 

@@ -7,9 +7,11 @@
 --   4 stats  HASH    counters
 --   derived from ARGV base (same hash tag; the ids are found inside the script): t:<id> HASH, p:<id> STRING,
 --   e:<id> STRING, o:<id> HASH (the outcome record of the dead letter: a redriven task is a new incarnation)
--- ARGV: 1 base, 2 fanoutBatch, 3 limit, 4 offset, 5 id ('' = up to limit dead entries from rank offset, oldest first)
+-- ARGV: 1 base, 2 fanoutBatch, 3 limit, 4 offset, 5 id ('' = up to limit dead entries from rank offset, oldest first),
+--   6 new payload envelope for the single id ('' = keep it), 7 the envelope it replaces (compared first)
 -- Reply: {now, moved, skipped, remainingDead}; skipped entries (task hash missing, unreadable or not in state D,
---   or payload missing) stay dead. For a single id: moved = 1, or 0 with skipped = 1, or -1 when it is not in dead.
+--   or payload missing) stay dead. For a single id: moved = 1, or 0 with skipped = 1, or -1 when it is not in dead,
+--   or -2 when a new payload was given and the stored one is no longer the one it replaces (nothing changed).
 -- keys: fixed=4 per-item=0
 redis.replicate_commands()
 --- @include "pread"
@@ -19,8 +21,9 @@ redis.replicate_commands()
 local dead, ready, wake, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 
 local base, fanoutBatch, limit, offset, one = ARGV[1], int(ARGV[2]), int(ARGV[3]), int(ARGV[4]), ARGV[5]
+local newPayload, oldPayload = ARGV[6] or '', ARGV[7] or ''
 if not (#KEYS == 4 and base and fanoutBatch and fanoutBatch >= 1 and limit and limit >= 0 and offset
-    and offset >= 0 and one) then
+    and offset >= 0 and one and (newPayload == '' or one ~= '')) then
   return redis.error_reply('ERR redrive: bad KEYS/ARGV')
 end
 
@@ -29,6 +32,9 @@ end
 local ids = {}
 if one ~= '' then
   if not redis.call('ZSCORE', dead, one) then return {now, -1, 0, redis.call('ZCARD', dead)} end
+  if newPayload ~= '' and pread('GET', base .. 'p:' .. one) ~= oldPayload then
+    return {now, -2, 0, redis.call('ZCARD', dead)}
+  end
   ids = {one}
 elseif limit > 0 then
   ids = redis.call('ZRANGE', dead, offset, offset + limit - 1)
@@ -45,6 +51,7 @@ for _, id in ipairs(ids) do
   else
     -- undeclared: first, so a moved slot raises before any change
     touchReady(priorityOf(r[3]))
+    if newPayload ~= '' then redis.call('SET', base .. 'p:' .. id, newPayload) end
     redis.call('DEL', base .. 'e:' .. id, base .. 'o:' .. id)
     redis.call('ZREM', dead, id)
     -- rl: a recurring occurrence admitted before runs again (recur_advance), like one a graceful stop gave back.
