@@ -60,8 +60,9 @@ public interface DeadLetters {
 
 	/**
 	 * The payload of a dead letter as JSON, to inspect or mend (see
-	 * {@link #redrive(String, TaskId, Object)}); as stored when it is not a task envelope.
-	 * Payloads can hold personal data: show them only to those allowed to see them.
+	 * {@link #redrive(String, TaskId, Object)}); as stored when it is not a task
+	 * envelope. Payloads can hold personal data: show them only to those allowed to see
+	 * them.
 	 * @param queue the queue
 	 * @param id the task
 	 * @return the payload, or empty when the task is not a dead letter or has none

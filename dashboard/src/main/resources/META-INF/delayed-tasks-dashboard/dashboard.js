@@ -6,8 +6,9 @@
 
 	const view = document.getElementById('view');
 	const status = document.getElementById('status');
-	let session = { user: '', canWrite: false, refreshMillis: 5000, csrf: null };
+	let session = { user: '', canWrite: false, showPayloads: false, refreshMillis: 5000, writeHeader: '', csrf: null };
 	let timer = null;
+	let editing = false;
 
 	function el(tag, attributes, ...children) {
 		const node = document.createElement(tag);
@@ -31,6 +32,10 @@
 		return encodeURIComponent(part);
 	}
 
+	function query(parameters) {
+		return '?' + new URLSearchParams(parameters).toString();
+	}
+
 	async function get(path) {
 		const response = await fetch(path, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
 		if (response.status === 404) {
@@ -42,12 +47,17 @@
 		return response.json();
 	}
 
-	async function post(path) {
+	// Every write carries the dashboard's header (a form of another site cannot) and the CSRF token when there is one.
+	async function post(path, body) {
 		const headers = { Accept: 'application/json' };
+		headers[session.writeHeader] = '1';
 		if (session.csrf) {
 			headers[session.csrf.headerName] = session.csrf.token;
 		}
-		const response = await fetch(path, { method: 'POST', headers, credentials: 'same-origin' });
+		if (body !== undefined) {
+			headers['Content-Type'] = 'application/json';
+		}
+		const response = await fetch(path, { method: 'POST', headers, body, credentials: 'same-origin' });
 		if (response.status === 404) {
 			return null;
 		}
@@ -147,9 +157,8 @@
 	}
 
 	async function queuePage(name) {
-		const base = 'api/queues/' + encode(name);
-		const [detail, scheduled, running] = await Promise.all([get(base), get(base + '/scheduled?limit=20'),
-			get(base + '/running?limit=20')]);
+		const [detail, scheduled, running] = await Promise.all([get('api/queue' + query({ name })),
+			get('api/queue/scheduled' + query({ name, limit: 20 })), get('api/queue/running' + query({ name, limit: 20 }))]);
 		if (!detail) {
 			return [el('h1', {}, 'No queue ' + name)];
 		}
@@ -159,8 +168,8 @@
 		return [
 			el('h1', {}, 'Queue ', el('span', { id: 'queue-name' }, queue.name), ' ',
 				queue.paused ? el('span', { class: 'pill paused' }, 'paused') : null, ' ',
-				queue.paused ? action('resume', base + '/resume') : action('pause', base + '/pause',
-					'Pause ' + queue.name + ' on every instance?')),
+				queue.paused ? action('resume', 'api/queue/resume' + query({ name }))
+					: action('pause', 'api/queue/pause' + query({ name }), 'Pause ' + queue.name + ' on every instance?')),
 			el('div', { class: 'cards' }, card('scheduled', queue.scheduled), card('ready', queue.ready),
 				card('running', queue.active), card('dead', queue.dead), card('due in 1 min', due.minute),
 				card('due in 1 h', due.hour), card('due in 1 day', due.day)),
@@ -171,10 +180,12 @@
 			el('h2', {}, 'Dead letters by reason and exception'),
 			el('table', { id: 'dead-groups' },
 				el('thead', {}, el('tr', {}, el('th', {}, 'Reason'), el('th', {}, 'Exception'),
-					el('th', { class: 'num' }, 'Count'), el('th', {}, 'Newest'), el('th', {}, 'Example message'))),
-				el('tbody', {}, detail.deadLetterGroups.map((group) => el('tr', {},
+					el('th', { class: 'num' }, 'Count'), el('th', {}, 'Newest'), el('th', {}, 'Example message'),
+					el('th', {}, ''))),
+				el('tbody', {}, detail.deadLetterGroups.map((group) => el('tr', { 'data-group': group.exceptionType },
 					el('td', {}, group.reason), el('td', {}, group.exceptionType), el('td', { class: 'num' }, group.count),
-					el('td', {}, time(group.newestAt)), el('td', {}, group.example))))),
+					el('td', {}, time(group.newestAt)), el('td', {}, group.example),
+					el('td', {}, groupAction('redrive', name, group), ' ', groupAction('delete', name, group)))))),
 			el('p', { class: 'muted' }, 'Groups count the newest ' + detail.groupedOver + ' of ' + queue.dead
 				+ ' dead letters.'),
 			el('h2', {}, 'Newest dead letters'),
@@ -183,9 +194,13 @@
 					el('th', { class: 'num' }, 'Attempts'), el('th', {}, 'Dead since'), el('th', {}, ''))),
 				el('tbody', {}, detail.deadLetters.map((letter) => el('tr', { 'data-dead': letter.id },
 					el('td', {}, taskLink(name, letter.id)), el('td', {}, letter.reason),
-					el('td', {}, letter.exceptionType + ': ' + letter.message),
+					el('td', {}, letter.exceptionType + ': ' + letter.message,
+						letter.stackTrace ? el('details', {}, el('summary', {}, 'stack trace'), el('pre', {}, letter.stackTrace))
+							: null),
 					el('td', { class: 'num' }, letter.attempts), el('td', {}, time(letter.deadAt)),
-					el('td', {}, action('redrive', base + '/tasks/' + encode(letter.id) + '/redrive')))))),
+					el('td', {}, action('redrive', 'api/task/redrive' + query({ queue: name, id: letter.id })), ' ',
+						action('delete', 'api/task/delete' + query({ queue: name, id: letter.id }),
+							'Delete dead letter ' + letter.id + '?', 'danger')))))),
 			detail.unreadableDeadLetters > 0
 				? el('p', { class: 'error' }, detail.unreadableDeadLetters + ' dead-set members are not task ids.') : null
 		];
@@ -202,8 +217,8 @@
 	}
 
 	async function taskPage(queue, id) {
-		const base = 'api/queues/' + encode(queue) + '/tasks/' + encode(id);
-		const task = await get(base);
+		const which = query({ queue, id });
+		const task = await get('api/task' + which);
 		if (!task) {
 			return [el('h1', {}, 'No task ' + id + ' in ' + queue),
 				el('p', { class: 'muted' }, 'It never existed, or it ended and its outcome is not kept.')];
@@ -224,15 +239,94 @@
 				outcome ? row('outcome', outcome.kind + ' after ' + outcome.runs + ' run(s) at ' + time(outcome.finishedAt)
 					+ (outcome.error ? ': ' + outcome.error : '')) : null),
 			el('p', {},
-				task.state === 'SCHEDULED' ? action('run', base + '/run', 'Run ' + id + ' now?') : null, ' ',
+				task.state === 'SCHEDULED' ? action('run', 'api/task/run' + which, 'Run ' + id + ' now?') : null, ' ',
 				task.state === 'SCHEDULED' || task.state === 'READY'
-					? action('cancel', base + '/cancel', 'Cancel ' + id + '?', 'danger') : null, ' ',
-				task.state === 'DEAD' ? action('redrive', base + '/redrive') : null)
+					? action('cancel', 'api/task/cancel' + which, 'Cancel ' + id + '?', 'danger') : null, ' ',
+				task.state === 'DEAD' ? action('redrive', 'api/task/redrive' + which) : null, ' ',
+				task.state === 'DEAD' ? action('delete', 'api/task/delete' + which, 'Delete dead letter ' + id + '?',
+					'danger') : null),
+			session.showPayloads && task.state !== 'ENDED' ? await payloadSection(task, which) : null
 		];
+	}
+
+	// The payload, and for a dead letter an editor to mend it and redrive it in one step.
+	async function payloadSection(task, which) {
+		const payload = await get('api/task/payload' + which);
+		if (!payload) {
+			return el('p', { class: 'muted' }, 'No payload.');
+		}
+		let pretty = payload.json;
+		try {
+			pretty = JSON.stringify(JSON.parse(payload.json), null, 2);
+		}
+		catch (ignored) {
+			// Not JSON (bad data): shown as stored.
+		}
+		if (task.state !== 'DEAD' || !session.canWrite) {
+			return [el('h2', {}, 'Payload'), el('pre', { id: 'payload' }, pretty)];
+		}
+		clearTimeout(timer);
+		editing = true;
+		const editor = el('textarea', { id: 'payload-editor', rows: 12, cols: 80, spellcheck: 'false' });
+		editor.value = pretty;
+		return [el('h2', {}, 'Payload'), editor, el('p', {}, el('button', {
+			class: 'write', 'data-action': 'redrive-edited',
+			onclick: async (event) => {
+				event.preventDefault();
+				try {
+					const done = await post('api/task/redrive-edited' + which, editor.value);
+					say(done ? 'redriven with the edited payload' : 'not redriven: it is no longer a dead letter, '
+						+ 'or its payload changed meanwhile (reload)', !done);
+				}
+				catch (error) {
+					say('redrive with the edited payload failed: ' + error.message, true);
+				}
+				editing = false;
+				route();
+			}
+		}, 'Redrive with this payload'))];
+	}
+
+	// Redrive or delete a whole dead-letter group in bounded steps, showing the progress.
+	function groupAction(kind, queue, group) {
+		if (!session.canWrite) {
+			return null;
+		}
+		return el('button', {
+			class: 'write' + (kind === 'delete' ? ' danger' : ''), 'data-action': kind + '-group',
+			onclick: async (event) => {
+				event.preventDefault();
+				if (!window.confirm(kind + ' every dead letter of ' + queue + ' with ' + group.reason + ' / '
+					+ group.exceptionType + '?')) {
+					return;
+				}
+				clearTimeout(timer);
+				let from = 0;
+				let acted = 0;
+				try {
+					for (;;) {
+						const step = await post('api/dead-letters/' + kind + query({ queue, reason: group.reason,
+							exceptionType: group.exceptionType, from }));
+						acted += step.acted;
+						say(kind + ': ' + acted + ' done, ' + step.remaining + ' dead letters left'
+							+ (step.done ? '' : '…'));
+						if (step.done) {
+							break;
+						}
+						from = step.next;
+					}
+				}
+				catch (error) {
+					say(kind + ' stopped after ' + acted + ': ' + error.message, true);
+				}
+				route();
+			}
+		}, kind === 'delete' ? 'Delete all' : 'Redrive all');
 	}
 
 	async function route() {
 		clearTimeout(timer);
+		editing = false;
 		const parts = location.hash.replace(/^#\/?/, '').split('/').filter((part) => part).map(decodeURIComponent);
 		try {
 			let content;
@@ -250,7 +344,10 @@
 		catch (error) {
 			view.replaceChildren(el('p', { class: 'error', id: 'error' }, 'Could not read: ' + error.message));
 		}
-		timer = setTimeout(route, session.refreshMillis);
+		// An open payload editor is not refreshed away under its user.
+		if (!editing) {
+			timer = setTimeout(route, session.refreshMillis);
+		}
 	}
 
 	document.getElementById('find').addEventListener('submit', (event) => {

@@ -125,13 +125,16 @@ final class EndpointActions {
 		boolean done = switch (action) {
 			case "redrive" -> this.deadLetters.redrive(queue, id);
 			case "cancel" -> this.scheduler.cancel(queue, id);
-			// Only a scheduled task: rescheduling a ready one would only move it back in line.
-			case "run" -> stateOf(queue, id) == TaskState.SCHEDULED && this.scheduler.reschedule(queue, id, Duration.ZERO);
+			// Only a scheduled task: rescheduling a ready one would only move it back in
+			// line.
+			case "run" ->
+				stateOf(queue, id) == TaskState.SCHEDULED && this.scheduler.reschedule(queue, id, Duration.ZERO);
 			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a task",
 					"Unknown action '" + action + "': use redrive, cancel or run");
 		};
 		if (!done && action.equals("cancel") && stateOf(queue, id) == TaskState.ACTIVE) {
-			// cancel asked a running task to stop (it is interrupted, not retried, and deleted when its run ends):
+			// cancel asked a running task to stop (it is interrupted, not retried, and
+			// deleted when its run ends):
 			// say so rather than "nothing done".
 			return new ActionDescriptor(queue, taskId, "stop", 1);
 		}

@@ -1,22 +1,11 @@
 package dev.delayedtasks.dashboard;
 
-import java.time.Clock;
-
-import dev.delayedtasks.DeadLetters;
-import dev.delayedtasks.DelayedTaskScheduler;
-import dev.delayedtasks.QueueControl;
-import dev.delayedtasks.actuate.DelayedTasksEndpoint;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
-import dev.delayedtasks.autoconfigure.DelayedTasksProperties;
-import dev.delayedtasks.internal.actuate.ReportedQueues;
-import dev.delayedtasks.internal.store.QueueIndex;
-import dev.delayedtasks.internal.store.RedisQueueBrowser;
 import dev.delayedtasks.internal.store.RedisQueueStats;
-import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -36,22 +25,23 @@ import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * The dashboard, in a Spring MVC application that runs delayed-tasks. With Spring
  * Security on the class path it is on unless {@code delayed-tasks.dashboard.enabled} is
  * false, and a filter chain of its own, ordered first and matching only the dashboard's
  * path, asks for the read role to look and the write role to act (HTTP Basic and any
- * login the application keeps in its HTTP session, CSRF tokens on writes). Without
- * Spring Security it is off unless enabled, and read-only unless
+ * login the application keeps in its HTTP session, CSRF tokens on writes). Without Spring
+ * Security it is off unless enabled, and read-only unless
  * {@code delayed-tasks.dashboard.writes-enabled} is true; either way it warns at start.
  *
  * @author delayed-tasks
  * @since 0.3.0
  */
-@AutoConfiguration(after = DelayedTasksAutoConfiguration.class,
-		afterName = { "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
-				"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration" })
+@AutoConfiguration(after = DelayedTasksAutoConfiguration.class, afterName = {
+		"org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
+		"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration" })
 @ConditionalOnWebApplication(type = Type.SERVLET)
 @ConditionalOnClass(DispatcherServlet.class)
 @ConditionalOnBean(RedisQueueStats.class)
@@ -64,6 +54,19 @@ public final class DashboardAutoConfiguration {
 	public static final String SECURITY_FILTER_CHAIN = "delayedTasksDashboardSecurityFilterChain";
 
 	private static final Logger logger = LoggerFactory.getLogger(DashboardAutoConfiguration.class);
+
+	/**
+	 * Binds (and so checks) the settings before Spring MVC reads the controller's
+	 * mapping, so that a bad path fails start-up naming the property rather than as a
+	 * mapping conflict.
+	 * @param properties the settings
+	 * @return nothing to configure
+	 */
+	@Bean
+	WebMvcConfigurer delayedTasksDashboardSettingsCheck(DashboardProperties properties) {
+		return new WebMvcConfigurer() {
+		};
+	}
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass({ SecurityFilterChain.class, HttpSecurity.class })
@@ -98,6 +101,17 @@ public final class DashboardAutoConfiguration {
 				.anyRequest()
 				.hasRole(properties.writeRole()));
 			http.httpBasic(Customizer.withDefaults());
+			// A refused request (a stale CSRF token, a missing role) answers 403 with a
+			// reason here, not through
+			// /error, where another chain of the application could turn it into a login
+			// challenge.
+			http.exceptionHandling((exceptions) -> exceptions.accessDeniedHandler((request, response, denied) -> {
+				response.setStatus(HttpServletResponse.SC_FORBIDDEN);
+				response.setContentType("application/json");
+				response.getWriter()
+					.write("{\"message\":\"Refused: the dashboard's writes need the role " + properties.writeRole()
+							+ " and the page's CSRF token (reload the page)\"}");
+			}));
 			return http.build();
 		}
 
@@ -118,44 +132,6 @@ public final class DashboardAutoConfiguration {
 					writes ? "pause queues and cancel, run and redrive tasks (delayed-tasks.dashboard.writes-enabled)"
 							: "see its queues and tasks (it is read-only)");
 			return new DashboardAccess.Open(writes);
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class DashboardBeans {
-
-		@Bean
-		@ConditionalOnMissingBean
-		DashboardReads delayedTasksDashboardReads(RedisQueueStats stats, QueueIndex index,
-				DelayedTaskScheduler scheduler, DeadLetters deadLetters, QueueControl control,
-				ObjectProvider<DelayedTaskHandlerRegistry> registry, RedisQueueBrowser browser,
-				DelayedTasksProperties delayedTasks, DashboardProperties properties) {
-			return new DashboardReads(endpoint(stats, index, scheduler, deadLetters, control, registry, delayedTasks),
-					browser, deadLetters, properties.refreshInterval(), Clock.systemUTC());
-		}
-
-		@Bean
-		@ConditionalOnMissingBean
-		DashboardController delayedTasksDashboardController(DashboardReads reads, RedisQueueStats stats,
-				QueueIndex index, DelayedTaskScheduler scheduler, DeadLetters deadLetters, QueueControl control,
-				ObjectProvider<DelayedTaskHandlerRegistry> registry, DelayedTasksProperties delayedTasks,
-				DashboardAccess access, DashboardProperties properties) {
-			return new DashboardController(reads,
-					endpoint(stats, index, scheduler, deadLetters, control, registry, delayedTasks), access, properties);
-		}
-
-		/**
-		 * The endpoint's operations, whether or not Actuator exposes the endpoint: the
-		 * dashboard reads and acts as the endpoint does, with its own access rules.
-		 */
-		private static DelayedTasksEndpoint endpoint(RedisQueueStats stats, QueueIndex index,
-				DelayedTaskScheduler scheduler, DeadLetters deadLetters, QueueControl control,
-				ObjectProvider<DelayedTaskHandlerRegistry> registry, DelayedTasksProperties delayedTasks) {
-			DelayedTaskHandlerRegistry handlers = registry.getIfAvailable();
-			ReportedQueues reported = new ReportedQueues(delayedTasks.monitoring().maxQueues(),
-					delayedTasks.queues().keySet(), ReportedQueues.handledBy(() -> handlers));
-			return new DelayedTasksEndpoint(stats, index, scheduler, deadLetters, control, handlers, reported);
 		}
 
 	}

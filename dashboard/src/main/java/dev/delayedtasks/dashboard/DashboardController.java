@@ -5,7 +5,8 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
-import dev.delayedtasks.actuate.DelayedTasksEndpoint;
+import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.TaskDescriptor;
 import dev.delayedtasks.internal.store.RedisQueueBrowser;
@@ -13,9 +14,13 @@ import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.DataAccessException;
 import org.springframework.http.CacheControl;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -27,17 +32,20 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseBody;
 
 /**
  * The dashboard's page, its assets and its JSON API, below
- * {@code delayed-tasks.dashboard.path}. The page and the API use relative addresses
- * only, so the dashboard works below any context path and behind a proxy that adds a
- * prefix. Every request is checked against {@link DashboardAccess} (403 when refused);
- * every write is logged on {@code dev.delayedtasks.dashboard.audit} with the user, the
- * action, the queue and the task.
+ * {@code delayed-tasks.dashboard.path}. Queue names and task ids travel as query
+ * parameters, never as path segments, so that an id such as {@code ..} reaches the API as
+ * it is. The page and the API use relative addresses only, so the dashboard works below
+ * any context path and behind a proxy that adds a prefix. Every request is checked
+ * against {@link DashboardAccess} (403 when refused), and every write must carry the
+ * header {@value #WRITE_HEADER}, which a form on another site cannot send. Redis not
+ * answering is a 503 with the reason, never a stack trace.
  *
  * @author delayed-tasks
  * @since 0.3.0
@@ -46,35 +54,46 @@ import org.springframework.web.bind.annotation.ResponseBody;
 @RequestMapping("${delayed-tasks.dashboard.path:/delayed-tasks}")
 public class DashboardController {
 
-	private static final Logger audit = LoggerFactory.getLogger("dev.delayedtasks.dashboard.audit");
+	/**
+	 * The header every write carries: a page of another site cannot set it on a form
+	 * post, and a script of another site cannot send it without a CORS permission.
+	 */
+	public static final String WRITE_HEADER = "X-Delayed-Tasks-Dashboard";
+
+	private static final Logger logger = LoggerFactory.getLogger(DashboardController.class);
 
 	private static final String ASSETS = "META-INF/delayed-tasks-dashboard/";
 
 	private static final Map<String, MediaType> ASSET_TYPES = Map.of("dashboard.js",
 			MediaType.parseMediaType("text/javascript;charset=UTF-8"), "dashboard.css",
-			MediaType.parseMediaType("text/css;charset=UTF-8"), "favicon.svg", MediaType.parseMediaType("image/svg+xml"));
+			MediaType.parseMediaType("text/css;charset=UTF-8"), "favicon.svg",
+			MediaType.parseMediaType("image/svg+xml"));
 
 	private final DashboardReads reads;
 
-	private final DelayedTasksEndpoint endpoint;
+	private final DashboardActions actions;
 
 	private final DashboardAccess access;
 
 	private final DashboardProperties properties;
 
+	private final JsonMapper mapper;
+
 	/**
 	 * Create the controller.
 	 * @param reads what the pages show
-	 * @param endpoint the endpoint whose operations act on queues and tasks
+	 * @param actions what users do
 	 * @param access who may read and write
 	 * @param properties the settings
+	 * @param mapper reads edited payloads
 	 */
-	public DashboardController(DashboardReads reads, DelayedTasksEndpoint endpoint, DashboardAccess access,
-			DashboardProperties properties) {
+	public DashboardController(DashboardReads reads, DashboardActions actions, DashboardAccess access,
+			DashboardProperties properties, JsonMapper mapper) {
 		this.reads = reads;
-		this.endpoint = endpoint;
+		this.actions = actions;
 		this.access = access;
 		this.properties = properties;
+		this.mapper = mapper;
 	}
 
 	@GetMapping("")
@@ -107,8 +126,8 @@ public class DashboardController {
 	@ResponseBody
 	SessionView session(HttpServletRequest request) {
 		checkRead(request);
-		return new SessionView(this.access.user(request), this.access.canWrite(request),
-				this.properties.refreshInterval().toMillis(), this.access.csrf(request));
+		return new SessionView(this.access.user(request), this.access.canWrite(request), this.properties.showPayloads(),
+				this.properties.refreshInterval().toMillis(), WRITE_HEADER, this.access.csrf(request));
 	}
 
 	@GetMapping("/api/queues")
@@ -118,55 +137,79 @@ public class DashboardController {
 		return this.reads.overview();
 	}
 
-	@GetMapping("/api/queues/{queue}")
-	ResponseEntity<DashboardReads.QueueDetail> queue(@PathVariable String queue, HttpServletRequest request) {
+	@GetMapping("/api/queue")
+	ResponseEntity<DashboardReads.QueueDetail> queue(@RequestParam String name, HttpServletRequest request) {
 		checkRead(request);
-		return found(this.reads.queue(queue));
+		return found(this.reads.queue(name));
 	}
 
-	@GetMapping("/api/queues/{queue}/scheduled")
-	ResponseEntity<RedisQueueBrowser.Page> scheduled(@PathVariable String queue,
+	@GetMapping("/api/queue/{list:scheduled|running}")
+	ResponseEntity<RedisQueueBrowser.Page> tasks(@PathVariable String list, @RequestParam String name,
 			@RequestParam(defaultValue = "0") long offset, @RequestParam(defaultValue = "20") int limit,
 			HttpServletRequest request) {
 		checkRead(request);
-		return (this.reads.queue(queue) != null) ? ResponseEntity.ok(this.reads.scheduled(queue, offset, limit))
-				: ResponseEntity.notFound().build();
+		if (!this.reads.knows(name)) {
+			return ResponseEntity.notFound().build();
+		}
+		return ResponseEntity.ok(list.equals("scheduled") ? this.reads.scheduled(name, offset, limit)
+				: this.reads.running(name, offset, limit));
 	}
 
-	@GetMapping("/api/queues/{queue}/running")
-	ResponseEntity<RedisQueueBrowser.Page> running(@PathVariable String queue,
-			@RequestParam(defaultValue = "0") long offset, @RequestParam(defaultValue = "20") int limit,
+	@GetMapping("/api/task")
+	ResponseEntity<TaskDescriptor> task(@RequestParam String queue, @RequestParam String id,
 			HttpServletRequest request) {
 		checkRead(request);
-		return (this.reads.queue(queue) != null) ? ResponseEntity.ok(this.reads.running(queue, offset, limit))
-				: ResponseEntity.notFound().build();
+		return found(this.reads.task(queue, id));
 	}
 
-	@GetMapping("/api/queues/{queue}/tasks/{taskId}")
-	ResponseEntity<TaskDescriptor> task(@PathVariable String queue, @PathVariable String taskId,
+	@GetMapping("/api/task/payload")
+	ResponseEntity<PayloadView> payload(@RequestParam String queue, @RequestParam String id,
 			HttpServletRequest request) {
 		checkRead(request);
-		return found(this.reads.task(queue, taskId));
+		checkPayloadsShown();
+		String payload = this.reads.payload(queue, id);
+		return (payload != null) ? ResponseEntity.ok(new PayloadView(payload)) : ResponseEntity.notFound().build();
 	}
 
-	@PostMapping("/api/queues/{queue}/{action:pause|resume}")
-	ResponseEntity<ActionDescriptor> queueAction(@PathVariable String queue, @PathVariable String action,
+	@PostMapping("/api/queue/{action:pause|resume}")
+	ResponseEntity<ActionDescriptor> queueAction(@PathVariable String action, @RequestParam String name,
 			HttpServletRequest request) {
 		checkWrite(request);
-		ActionDescriptor done = this.endpoint.queueAction(queue, action, null, null, null);
-		this.reads.forgetOverview();
-		audit(request, action, queue, null, done);
-		return found(done);
+		return found(this.actions.queueAction(this.access.user(request), name, action));
 	}
 
-	@PostMapping("/api/queues/{queue}/tasks/{taskId}/{action:cancel|run|redrive}")
-	ResponseEntity<ActionDescriptor> taskAction(@PathVariable String queue, @PathVariable String taskId,
-			@PathVariable String action, HttpServletRequest request) {
+	@PostMapping("/api/task/{action:cancel|run|redrive|delete}")
+	ResponseEntity<ActionDescriptor> taskAction(@PathVariable String action, @RequestParam String queue,
+			@RequestParam String id, HttpServletRequest request) {
 		checkWrite(request);
-		ActionDescriptor done = this.endpoint.taskAction(queue, taskId, action);
-		this.reads.forgetOverview();
-		audit(request, action, queue, taskId, done);
-		return found(done);
+		return found(this.actions.taskAction(this.access.user(request), queue, id, action));
+	}
+
+	@PostMapping("/api/task/redrive-edited")
+	ResponseEntity<ActionDescriptor> redriveEdited(@RequestParam String queue, @RequestParam String id,
+			@RequestBody String payload, HttpServletRequest request) {
+		checkWrite(request);
+		checkPayloadsShown();
+		JsonNode tree;
+		try {
+			tree = this.mapper.readTree(payload);
+		}
+		catch (JacksonException ex) {
+			throw new IllegalArgumentException("The edited payload is not JSON: " + ex.getOriginalMessage());
+		}
+		return found(this.actions.redriveWithPayload(this.access.user(request), queue, id, tree));
+	}
+
+	@PostMapping("/api/dead-letters/{action:redrive|delete}")
+	@ResponseBody
+	DashboardActions.GroupStep deadLetterGroup(@PathVariable String action, @RequestParam String queue,
+			@RequestParam String reason, @RequestParam String exceptionType,
+			@RequestParam(defaultValue = "0") long from, HttpServletRequest request) {
+		checkWrite(request);
+		if (!this.reads.knows(queue)) {
+			throw new IllegalArgumentException("No queue '" + queue + "'");
+		}
+		return this.actions.groupStep(this.access.user(request), queue, action, reason, exceptionType, from);
 	}
 
 	@ExceptionHandler(InvalidEndpointRequestException.class)
@@ -174,14 +217,21 @@ public class DashboardController {
 		return ResponseEntity.badRequest().body(Map.of("message", ex.getReason()));
 	}
 
-	@ExceptionHandler(IllegalArgumentException.class)
-	ResponseEntity<Map<String, String>> invalid(IllegalArgumentException ex) {
+	@ExceptionHandler({ IllegalArgumentException.class, InvalidTaskRequestException.class })
+	ResponseEntity<Map<String, String>> invalid(RuntimeException ex) {
 		return ResponseEntity.badRequest().body(Map.of("message", String.valueOf(ex.getMessage())));
 	}
 
 	@ExceptionHandler(AccessRefusedException.class)
 	ResponseEntity<Map<String, String>> refused(AccessRefusedException ex) {
 		return ResponseEntity.status(HttpStatus.FORBIDDEN).body(Map.of("message", ex.getMessage()));
+	}
+
+	@ExceptionHandler({ DataAccessException.class, TaskStoreException.class })
+	ResponseEntity<Map<String, String>> redisAway(RuntimeException ex) {
+		logger.warn("The delayed-tasks dashboard could not reach Redis: {}", ex.getMessage());
+		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+			.body(Map.of("message", "Redis did not answer; try again shortly (" + ex.getClass().getSimpleName() + ")"));
 	}
 
 	private void checkRead(HttpServletRequest request) {
@@ -197,12 +247,17 @@ public class DashboardController {
 					"Acting through the delayed-tasks dashboard needs writes enabled and the role "
 							+ this.properties.writeRole());
 		}
+		if (request.getHeader(WRITE_HEADER) == null) {
+			throw new AccessRefusedException("A write through the delayed-tasks dashboard must carry the header "
+					+ WRITE_HEADER + ", as its page sends it");
+		}
 	}
 
-	private void audit(HttpServletRequest request, String action, String queue, @Nullable String taskId,
-			@Nullable ActionDescriptor done) {
-		audit.info("user={} action={} queue={} task={} affected={}", this.access.user(request), action, queue,
-				(taskId != null) ? taskId : "-", (done != null) ? done.affected() : 0);
+	private void checkPayloadsShown() {
+		if (!this.properties.showPayloads()) {
+			throw new AccessRefusedException(
+					"Payloads are not shown: set delayed-tasks.dashboard.show-payloads=true to see and edit them");
+		}
 	}
 
 	private static <T> ResponseEntity<T> found(@Nullable T body) {
@@ -221,10 +276,22 @@ public class DashboardController {
 	 *
 	 * @param user the user's name
 	 * @param canWrite whether the page shows write controls
+	 * @param showPayloads whether the page shows (and may edit) payloads
 	 * @param refreshMillis how often the page refreshes
+	 * @param writeHeader the header writes carry
 	 * @param csrf the token writes carry, or {@code null} without CSRF protection
 	 */
-	record SessionView(String user, boolean canWrite, long refreshMillis, DashboardAccess.@Nullable CsrfView csrf) {
+	record SessionView(String user, boolean canWrite, boolean showPayloads, long refreshMillis, String writeHeader,
+			DashboardAccess.@Nullable CsrfView csrf) {
+
+	}
+
+	/**
+	 * A task's payload.
+	 *
+	 * @param json the payload as JSON
+	 */
+	record PayloadView(String json) {
 
 	}
 

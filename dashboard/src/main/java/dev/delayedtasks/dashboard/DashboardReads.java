@@ -10,13 +10,16 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.delayedtasks.DeadLetter;
-import dev.delayedtasks.DeadLetters;
+import dev.delayedtasks.TaskId;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.DeadLetterDescriptor;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.QueueDescriptor;
-import dev.delayedtasks.actuate.DelayedTasksEndpoint.QueueDetailDescriptor;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.QueuesDescriptor;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.TaskDescriptor;
+import dev.delayedtasks.internal.admin.RedisDeadLetters;
+import dev.delayedtasks.internal.store.DeadLetterListing;
 import dev.delayedtasks.internal.store.RedisQueueBrowser;
+import dev.delayedtasks.internal.store.codec.PayloadCodec;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,6 +37,11 @@ public class DashboardReads {
 	 */
 	static final int DEAD_LETTERS_GROUPED = 200;
 
+	/**
+	 * How many of the newest dead letters a queue's page lists.
+	 */
+	static final int DEAD_LETTERS_SHOWN = 20;
+
 	private static final List<Duration> DUE_HORIZONS = List.of(Duration.ofMinutes(1), Duration.ofHours(1),
 			Duration.ofDays(1));
 
@@ -41,7 +49,9 @@ public class DashboardReads {
 
 	private final RedisQueueBrowser browser;
 
-	private final DeadLetters deadLetters;
+	private final RedisDeadLetters deadLetters;
+
+	private final PayloadCodec codec;
 
 	private final Duration refreshInterval;
 
@@ -54,14 +64,16 @@ public class DashboardReads {
 	 * @param endpoint the endpoint whose operations read queues and tasks
 	 * @param browser pages through scheduled and leased tasks
 	 * @param deadLetters the dead letters
+	 * @param codec reads payload envelopes
 	 * @param refreshInterval how long the overview is kept
 	 * @param clock the clock of the due-time horizons and of the overview's age
 	 */
-	public DashboardReads(DelayedTasksEndpoint endpoint, RedisQueueBrowser browser, DeadLetters deadLetters,
-			Duration refreshInterval, Clock clock) {
+	public DashboardReads(DelayedTasksEndpoint endpoint, RedisQueueBrowser browser, RedisDeadLetters deadLetters,
+			PayloadCodec codec, Duration refreshInterval, Clock clock) {
 		this.endpoint = endpoint;
 		this.browser = browser;
 		this.deadLetters = deadLetters;
+		this.codec = codec;
 		this.refreshInterval = refreshInterval;
 		this.clock = clock;
 	}
@@ -72,14 +84,24 @@ public class DashboardReads {
 	 * @return the overview
 	 */
 	public Overview overview() {
-		Instant now = this.clock.instant();
-		Overview cached = this.overview.get();
-		if (cached != null && !cached.readAt().plus(this.refreshInterval).isAfter(now)) {
-			cached = null;
-		}
+		Overview cached = fresh(this.overview.get());
 		if (cached != null) {
 			return cached;
 		}
+		// One reader refreshes; the others wait for it and take its copy.
+		synchronized (this.overview) {
+			cached = fresh(this.overview.get());
+			return (cached != null) ? cached : readOverview();
+		}
+	}
+
+	private @Nullable Overview fresh(@Nullable Overview cached) {
+		return (cached != null && cached.readAt().plus(this.refreshInterval).isAfter(this.clock.instant())) ? cached
+				: null;
+	}
+
+	private Overview readOverview() {
+		Instant now = this.clock.instant();
 		QueuesDescriptor queues = this.endpoint.queues();
 		List<QueueView> views = queues.queues()
 			.stream()
@@ -96,14 +118,40 @@ public class DashboardReads {
 	 * @return the queue, or {@code null} when unknown
 	 */
 	public @Nullable QueueDetail queue(String queue) {
-		QueueDetailDescriptor detail = this.endpoint.queue(queue);
-		if (detail == null) {
+		QueueDescriptor summary = this.endpoint.queueSummary(queue);
+		if (summary == null) {
 			return null;
 		}
-		List<DeadLetter> newest = (detail.queue().dead() > 0) ? this.deadLetters.list(queue, DEAD_LETTERS_GROUPED)
-				: List.of();
-		return new QueueDetail(new QueueView(detail.queue(), dueNext(queue, this.clock.instant())),
-				detail.deadLetters(), groups(newest), newest.size(), detail.unreadableDeadLetters());
+		DeadLetterListing newest = (summary.dead() > 0) ? this.deadLetters.listing(queue, 0, DEAD_LETTERS_GROUPED)
+				: new DeadLetterListing(List.of(), 0);
+		List<DeadLetterDescriptor> shown = newest.letters()
+			.stream()
+			.limit(DEAD_LETTERS_SHOWN)
+			.map((letter) -> new DeadLetterDescriptor(letter.id().value(), letter.reason(), letter.exceptionType(),
+					letter.message(), letter.attempts(), letter.deadAt(), letter.stackTrace()))
+			.toList();
+		return new QueueDetail(new QueueView(summary, dueNext(queue, this.clock.instant())), shown,
+				groups(newest.letters()), newest.letters().size(), newest.unreadable());
+	}
+
+	/**
+	 * Whether a queue is known (handled here or in the index), in one {@code SISMEMBER}.
+	 * @param queue the queue
+	 * @return whether it is known
+	 */
+	public boolean knows(String queue) {
+		return this.endpoint.knows(queue);
+	}
+
+	/**
+	 * A task's payload as JSON, for users allowed to see payloads.
+	 * @param queue the queue
+	 * @param taskId the task's id
+	 * @return the payload, or {@code null} when the task has none
+	 */
+	public @Nullable String payload(String queue, String taskId) {
+		String stored = this.browser.payload(queue, TaskId.of(taskId).value());
+		return (stored != null) ? this.codec.bodyJson(stored) : null;
 	}
 
 	/**
@@ -199,12 +247,12 @@ public class DashboardReads {
 	 *
 	 * @param view the queue and its load due next
 	 * @param deadLetters its newest dead letters
-	 * @param deadLetterGroups the newest dead letters grouped by reason and exception type,
-	 * largest group first
+	 * @param deadLetterGroups the newest dead letters grouped by reason and exception
+	 * type, largest group first
 	 * @param groupedOver how many dead letters the groups count (the newest ones)
 	 * @param unreadableDeadLetters dead-set members that are not task ids
 	 */
-	public record QueueDetail(QueueView view, List<DelayedTasksEndpoint.DeadLetterDescriptor> deadLetters,
+	public record QueueDetail(QueueView view, List<DeadLetterDescriptor> deadLetters,
 			List<DeadLetterGroup> deadLetterGroups, int groupedOver, int unreadableDeadLetters) {
 
 	}

@@ -299,11 +299,13 @@ public final class RedisDeadLetters implements DeadLetters {
 			headers = payloads.read(old).headers();
 		}
 		catch (IllegalArgumentException ex) {
-			// An envelope that does not read keeps no headers: the new payload is all there is.
+			// An envelope that does not read keeps no headers: the new payload is all
+			// there is.
 			headers = Map.of();
 		}
 		String envelope = payloads.envelope(queue, payload, headers);
-		// Compared with the payload read above inside the script: an edit made meanwhile is not overwritten.
+		// Compared with the payload read above inside the script: an edit made meanwhile
+		// is not overwritten.
 		return redrive(queue, id.value(), 0, envelope, old).number(1) == 1;
 	}
 
@@ -313,21 +315,16 @@ public final class RedisDeadLetters implements DeadLetters {
 		if (payloads == null) {
 			throw new UnsupportedOperationException("These dead letters were made without a payload codec");
 		}
-		if (this.scripts.template().opsForZSet().score(this.settings.keys(Names.checkQueue(queue)).dead(),
-				id.value()) == null) {
+		if (this.scripts.template()
+			.opsForZSet()
+			.score(this.settings.keys(Names.checkQueue(queue)).dead(), id.value()) == null) {
 			return Optional.empty();
 		}
 		String stored = storedPayload(queue, id);
 		if (stored == null) {
 			return Optional.empty();
 		}
-		try {
-			return Optional.of(payloads.read(stored).body().toString());
-		}
-		catch (IllegalArgumentException ex) {
-			// Not an envelope: what is stored is the best there is to mend.
-			return Optional.of(stored);
-		}
+		return Optional.of(payloads.bodyJson(stored));
 	}
 
 	@Override
@@ -369,10 +366,12 @@ public final class RedisDeadLetters implements DeadLetters {
 
 	private Reply redrive(String queue, String id, long offset, String newPayload, String oldPayload) {
 		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
-		return new Reply(this.scripts.run(Script.REDRIVE, List.of(keys.dead(), keys.ready(), keys.wake(), keys.stats()),
-				List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()), Integer.toString(BATCH),
-						Long.toString(offset), id, newPayload, oldPayload),
-				queue, id.isEmpty() ? null : id));
+		return new Reply(
+				this.scripts
+					.run(Script.REDRIVE, List.of(keys.dead(), keys.ready(), keys.wake(), keys.stats()),
+							List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()), Integer.toString(BATCH),
+									Long.toString(offset), id, newPayload, oldPayload),
+							queue, id.isEmpty() ? null : id));
 	}
 
 	@Override

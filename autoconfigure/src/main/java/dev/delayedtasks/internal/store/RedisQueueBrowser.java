@@ -5,6 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.NestedExceptionUtils;
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 
@@ -77,6 +81,27 @@ public final class RedisQueueBrowser {
 			counts.add((count != null) ? count : 0L);
 		}
 		return counts;
+	}
+
+	/**
+	 * A task's stored payload envelope, for operators allowed to see payloads.
+	 * @param queue the queue
+	 * @param id the task's id
+	 * @return the envelope, or {@code null} when the task has none (or it is not a
+	 * string)
+	 */
+	public @Nullable String payload(String queue, String id) {
+		try {
+			return this.redis.opsForValue().get(PartitionKeys.of(this.keyPrefix, queue).payload(id));
+		}
+		catch (DataAccessException ex) {
+			// A payload key that is not a string (bad data) holds no payload to show.
+			String message = NestedExceptionUtils.getMostSpecificCause(ex).getMessage();
+			if (message != null && message.contains("WRONGTYPE")) {
+				return null;
+			}
+			throw ex;
+		}
 	}
 
 	private Page page(String key, long offset, int limit) {

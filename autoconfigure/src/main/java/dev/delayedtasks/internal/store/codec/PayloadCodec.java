@@ -139,6 +139,21 @@ public final class PayloadCodec {
 	}
 
 	/**
+	 * The payload of a stored envelope as JSON, for an operator to inspect or mend: the
+	 * body when it reads as an envelope, else what is stored.
+	 * @param stored the stored value
+	 * @return the payload JSON, or the stored value as is
+	 */
+	public String bodyJson(String stored) {
+		try {
+			return read(stored).body().toString();
+		}
+		catch (IllegalArgumentException ex) {
+			return stored;
+		}
+	}
+
+	/**
 	 * Why a stored envelope cannot be read, for the dead letter of its task: the rule it
 	 * breaks, without its content unless the application opted in.
 	 * @param envelope the stored JSON

@@ -1,0 +1,173 @@
+package dev.delayedtasks.dashboard;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import dev.delayedtasks.DeadLetter;
+import dev.delayedtasks.TaskId;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
+import dev.delayedtasks.internal.admin.RedisDeadLetters;
+import dev.delayedtasks.internal.store.DeadLetterListing;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * What the dashboard's users do, through the endpoint's operations and the dead letters,
+ * each write logged on {@code dev.delayedtasks.dashboard.audit} with the user, the
+ * action, the queue and the task ids: when it is done, and when it fails (a write that
+ * timed out may still have reached Redis).
+ *
+ * @author delayed-tasks
+ * @since 0.3.0
+ */
+public class DashboardActions {
+
+	/**
+	 * The most dead letters one step of a group action reads.
+	 */
+	static final int GROUP_STEP = 100;
+
+	private static final Logger audit = LoggerFactory.getLogger("dev.delayedtasks.dashboard.audit");
+
+	private final DelayedTasksEndpoint endpoint;
+
+	private final RedisDeadLetters deadLetters;
+
+	private final DashboardReads reads;
+
+	/**
+	 * Create the actions.
+	 * @param endpoint the endpoint whose operations act on queues and tasks
+	 * @param deadLetters the dead letters
+	 * @param reads the reads whose kept overview an action makes stale
+	 */
+	public DashboardActions(DelayedTasksEndpoint endpoint, RedisDeadLetters deadLetters, DashboardReads reads) {
+		this.endpoint = endpoint;
+		this.deadLetters = deadLetters;
+		this.reads = reads;
+	}
+
+	/**
+	 * Pause or resume a queue.
+	 * @param user who asks
+	 * @param queue the queue
+	 * @param action {@code pause} or {@code resume}
+	 * @return what was done, or {@code null} when the queue is unknown
+	 */
+	public @Nullable ActionDescriptor queueAction(String user, String queue, String action) {
+		return audited(user, action, queue, "-", () -> this.endpoint.queueAction(queue, action, null, null, null),
+				ActionDescriptor::affected);
+	}
+
+	/**
+	 * Act on one task: {@code cancel}, {@code run}, {@code redrive} (as the endpoint
+	 * does) or {@code delete} (a dead letter).
+	 * @param user who asks
+	 * @param queue the queue
+	 * @param taskId the task's id
+	 * @param action the action
+	 * @return what was done, or {@code null} when the task cannot be acted on
+	 */
+	public @Nullable ActionDescriptor taskAction(String user, String queue, String taskId, String action) {
+		return audited(user, action, queue, taskId, () -> {
+			if (!action.equals("delete")) {
+				return this.endpoint.taskAction(queue, taskId, action);
+			}
+			return this.deadLetters.delete(queue, TaskId.of(taskId)) ? new ActionDescriptor(queue, taskId, action, 1)
+					: null;
+		}, ActionDescriptor::affected);
+	}
+
+	/**
+	 * Redrive one dead letter with a new payload.
+	 * @param user who asks
+	 * @param queue the queue
+	 * @param taskId the task's id
+	 * @param payload the new payload
+	 * @return what was done, or {@code null} when it is not a dead letter or its payload
+	 * changed meanwhile
+	 */
+	public @Nullable ActionDescriptor redriveWithPayload(String user, String queue, String taskId, JsonNode payload) {
+		return audited(user, "redrive-edited", queue, taskId,
+				() -> this.deadLetters.redrive(queue, TaskId.of(taskId), payload)
+						? new ActionDescriptor(queue, taskId, "redrive-edited", 1) : null,
+				ActionDescriptor::affected);
+	}
+
+	/**
+	 * One bounded step of redriving or deleting the dead letters of one reason and
+	 * exception type: reads at most {@value #GROUP_STEP} dead letters from rank
+	 * {@code from} (newest first) and acts on those of the group. The page calls it again
+	 * from {@link GroupStep#next()} until {@link GroupStep#done()}.
+	 * @param user who asks
+	 * @param queue the queue
+	 * @param action {@code redrive} or {@code delete}
+	 * @param reason the group's reason
+	 * @param exceptionType the group's exception type
+	 * @param from the rank to start at
+	 * @return what the step did
+	 */
+	public GroupStep groupStep(String user, String queue, String action, String reason, String exceptionType,
+			long from) {
+		if (from < 0) {
+			throw new IllegalArgumentException("A group step starts at rank 0 or later: " + from);
+		}
+		List<String> acted = new ArrayList<>();
+		return audited(user, action + "-group", queue, "(group " + reason + " / " + exceptionType + ")", () -> {
+			DeadLetterListing listing = this.deadLetters.listing(queue, from, GROUP_STEP);
+			for (DeadLetter letter : listing.letters()) {
+				if (letter.reason().equals(reason) && letter.exceptionType().equals(exceptionType)) {
+					boolean done = action.equals("redrive") ? this.deadLetters.redrive(queue, letter.id())
+							: this.deadLetters.delete(queue, letter.id());
+					if (done) {
+						acted.add(letter.id().value());
+					}
+				}
+			}
+			int scanned = listing.letters().size() + listing.unreadable();
+			// The entries acted on left the dead set: the next step starts that much
+			// earlier.
+			return new GroupStep(scanned, acted.size(), from + scanned - acted.size(), this.deadLetters.count(queue),
+					scanned == 0, acted);
+		}, (step) -> step.acted());
+	}
+
+	private <T> T audited(String user, String action, String queue, String tasks, Supplier<T> call,
+			Function<T, Number> affected) {
+		T result;
+		try {
+			result = call.get();
+		}
+		catch (RuntimeException | Error ex) {
+			// It may have reached Redis before it failed: the audit says it was tried.
+			audit.warn("user={} action={} queue={} task={} affected=unknown error={}", user, action, queue, tasks,
+					ex.getClass().getName());
+			throw ex;
+		}
+		this.reads.forgetOverview();
+		String ids = (result instanceof GroupStep step) ? String.join(",", step.ids()) : tasks;
+		audit.info("user={} action={} queue={} task={} affected={}", user, action, queue, ids.isEmpty() ? "-" : ids,
+				(result != null) ? affected.apply(result) : 0);
+		return result;
+	}
+
+	/**
+	 * What one step of a group action did.
+	 *
+	 * @param scanned dead letters read
+	 * @param acted dead letters of the group redriven or deleted
+	 * @param next the rank the next step starts at
+	 * @param remaining dead letters the queue holds now
+	 * @param done whether the whole dead set has been read
+	 * @param ids the tasks acted on
+	 */
+	public record GroupStep(int scanned, int acted, long next, long remaining, boolean done, List<String> ids) {
+
+	}
+
+}

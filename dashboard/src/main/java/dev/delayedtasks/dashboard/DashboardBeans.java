@@ -1,0 +1,66 @@
+package dev.delayedtasks.dashboard;
+
+import java.time.Clock;
+
+import dev.delayedtasks.DelayedTaskScheduler;
+import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.actuate.DelayedTasksEndpoint;
+import dev.delayedtasks.autoconfigure.DelayedTasksProperties;
+import dev.delayedtasks.internal.actuate.ReportedQueues;
+import dev.delayedtasks.internal.admin.RedisDeadLetters;
+import dev.delayedtasks.internal.store.QueueIndex;
+import dev.delayedtasks.internal.store.RedisQueueBrowser;
+import dev.delayedtasks.internal.store.RedisQueueStats;
+import dev.delayedtasks.internal.store.codec.PayloadCodec;
+import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The dashboard's reads and controller, imported only by the configuration that decided
+ * who may use the dashboard.
+ *
+ * @author delayed-tasks
+ * @since 0.3.0
+ */
+@Configuration(proxyBeanMethods = false)
+class DashboardBeans {
+
+	@Bean
+	@ConditionalOnMissingBean
+	DashboardReads delayedTasksDashboardReads(RedisQueueStats stats, QueueIndex index, DelayedTaskScheduler scheduler,
+			RedisDeadLetters deadLetters, QueueControl control, ObjectProvider<DelayedTaskHandlerRegistry> registry,
+			RedisQueueBrowser browser, PayloadCodec codec, DelayedTasksProperties delayedTasks,
+			DashboardProperties properties) {
+		return new DashboardReads(endpoint(stats, index, scheduler, deadLetters, control, registry, delayedTasks),
+				browser, deadLetters, codec, properties.refreshInterval(), Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DashboardController delayedTasksDashboardController(DashboardReads reads, RedisQueueStats stats, QueueIndex index,
+			DelayedTaskScheduler scheduler, RedisDeadLetters deadLetters, QueueControl control,
+			ObjectProvider<DelayedTaskHandlerRegistry> registry, DelayedTasksProperties delayedTasks,
+			DashboardAccess access, DashboardProperties properties, ObjectProvider<JsonMapper> jsonMapper) {
+		DashboardActions actions = new DashboardActions(
+				endpoint(stats, index, scheduler, deadLetters, control, registry, delayedTasks), deadLetters, reads);
+		return new DashboardController(reads, actions, access, properties,
+				jsonMapper.getIfAvailable(JsonMapper::shared));
+	}
+
+	// The endpoint's operations, whether or not Actuator exposes the endpoint: the
+	// dashboard reads and acts as the endpoint does, with its own access rules.
+	private static DelayedTasksEndpoint endpoint(RedisQueueStats stats, QueueIndex index,
+			DelayedTaskScheduler scheduler, RedisDeadLetters deadLetters, QueueControl control,
+			ObjectProvider<DelayedTaskHandlerRegistry> registry, DelayedTasksProperties delayedTasks) {
+		DelayedTaskHandlerRegistry handlers = registry.getIfAvailable();
+		ReportedQueues reported = new ReportedQueues(delayedTasks.monitoring().maxQueues(),
+				delayedTasks.queues().keySet(), ReportedQueues.handledBy(() -> handlers));
+		return new DelayedTasksEndpoint(stats, index, scheduler, deadLetters, control, handlers, reported);
+	}
+
+}
