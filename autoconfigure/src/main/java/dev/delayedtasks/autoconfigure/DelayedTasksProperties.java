@@ -575,9 +575,13 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * @param maxSchedules Most recurring schedules that the health details read (those
 	 * this application declares always, even beyond it; then the others by id) and the
 	 * most that one page of the recurringtasks endpoint lists.
+	 * @param history Whether instances with handlers record each handled queue's counters
+	 * of created, succeeded, retried and dead-lettered tasks in Redis once a minute (a
+	 * day of minutes, a month of hours; nothing while a queue is idle), for the
+	 * dashboard's charts.
 	 */
 	public record Monitoring(@DefaultValue("100") int maxQueues, @DefaultValue("1000") int queueIndexWarnThreshold,
-			@DefaultValue("100") int maxSchedules) {
+			@DefaultValue("100") int maxSchedules, @DefaultValue("true") boolean history) {
 
 		void check(PropertyChecks checks) {
 			checks.atLeast("max-queues", this.maxQueues, 1);

@@ -2,19 +2,24 @@ package dev.delayedtasks.autoconfigure;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executor;
 
 import dev.delayedtasks.DelayedTaskListener;
 import dev.delayedtasks.internal.annotation.DelayedTaskHandlerBeanPostProcessor;
+import dev.delayedtasks.internal.store.RedisQueueHistory;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.TaskHandoffs;
 import dev.delayedtasks.internal.store.TaskStore;
 import dev.delayedtasks.internal.store.codec.PayloadCodec;
+import dev.delayedtasks.internal.store.script.StoreScripts;
 import dev.delayedtasks.internal.worker.FailureRouter;
 import dev.delayedtasks.internal.worker.HandlerContainerFactory;
 import dev.delayedtasks.internal.worker.Listeners;
 import dev.delayedtasks.internal.worker.OccurrenceGate;
 import dev.delayedtasks.internal.worker.QueueDefaults;
+import dev.delayedtasks.internal.worker.QueueHistoryRecorder;
 import dev.delayedtasks.internal.worker.RunObservations;
 import dev.delayedtasks.internal.worker.WorkerSettings;
 import dev.delayedtasks.observation.TaskRunObservationConvention;
@@ -199,6 +204,18 @@ class DelayedTasksWorkerConfiguration {
 	@ConditionalOnMissingBean
 	DelayedTaskHandlerRegistry delayedTaskHandlerRegistry(HandlerContainerFactory containerFactory) {
 		return new DelayedTaskHandlerRegistry(containerFactory);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "delayed-tasks.monitoring.history", matchIfMissing = true)
+	QueueHistoryRecorder delayedTasksQueueHistoryRecorder(StoreScripts scripts, StoreSettings storeSettings,
+			DelayedTaskHandlerRegistry registry) {
+		return new QueueHistoryRecorder(new RedisQueueHistory(scripts, storeSettings), () -> {
+			Set<String> queues = new TreeSet<>();
+			registry.getHandlers().forEach((handler) -> queues.add(handler.queue()));
+			return queues;
+		});
 	}
 
 	private static void warnIfShutdownTimeoutTooLong(Duration shutdownTimeout, Environment environment) {

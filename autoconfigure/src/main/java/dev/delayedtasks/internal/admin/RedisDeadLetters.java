@@ -170,6 +170,7 @@ public final class RedisDeadLetters implements DeadLetters {
 	 * Collect the newest {@code limit} members that are task ids, reading on past the
 	 * ones that are not, but never more than {@link #MAX_PASSED_OVER} of those.
 	 * @param keys the partition's keys
+	 * @param from the rank to start at (0 the newest)
 	 * @param limit how many to collect
 	 * @param ordered where to add them, newest first
 	 * @return how many members were passed over

@@ -98,6 +98,22 @@ public record PartitionKeys(String queue, String base) {
 	}
 
 	/**
+	 * The per-minute samples of the counters, for charts ({@code history.lua}).
+	 * @return the key
+	 */
+	public String minutes() {
+		return this.base + "hm";
+	}
+
+	/**
+	 * The per-hour samples of the counters, for charts ({@code history.lua}).
+	 * @return the key
+	 */
+	public String hours() {
+		return this.base + "hh";
+	}
+
+	/**
 	 * The meta HASH: layout version and paused flag.
 	 * @return the key
 	 */

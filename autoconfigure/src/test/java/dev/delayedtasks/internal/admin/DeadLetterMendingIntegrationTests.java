@@ -85,7 +85,8 @@ class DeadLetterMendingIntegrationTests {
 		String elses = this.fixture.codec.envelope(queue, new Order("A-1", "by someone else"), Map.of());
 		this.fixture.redis.opsForValue().set(probe.keys.payload(dead.value()), elses);
 		String mine = this.fixture.codec.envelope(queue, new Order("A-1", "mine"), Map.of());
-		// The script as the Java side calls it, with the payload it had read before the other edit.
+		// The script as the Java side calls it, with the payload it had read before the
+		// other edit.
 		Reply reply = new Reply(this.fixture.scripts.run(Script.REDRIVE,
 				List.of(probe.keys.dead(), probe.keys.ready(), probe.keys.wake(), probe.keys.stats()),
 				List.of(probe.keys.base(), "16", "500", "0", dead.value(), mine, stored), queue, dead.value()));

@@ -20,6 +20,7 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.internal.producer.RedisDelayedTaskScheduler;
 import dev.delayedtasks.internal.store.ClaimBatch;
 import dev.delayedtasks.internal.store.PartitionKeys;
+import dev.delayedtasks.internal.store.RedisQueueHistory;
 import dev.delayedtasks.internal.store.QueueIndex;
 import dev.delayedtasks.internal.store.StoreFixture;
 import dev.delayedtasks.internal.store.TaskFailure;
@@ -63,6 +64,9 @@ class QueueRemovalIntegrationTests {
 		PartitionKeys keys = this.fixture.keys(queue);
 		assertThat(this.fixture.redis.hasKey(keys.stats())).isTrue();
 		assertThat(this.fixture.redis.hasKey(keys.meta())).isTrue();
+		new RedisQueueHistory(this.fixture.scripts, this.fixture.settings).record(queue);
+		assertThat(this.fixture.redis.hasKey(keys.minutes())).isTrue();
+		assertThat(this.fixture.redis.hasKey(keys.hours())).isTrue();
 		assertThat(id).isNotNull();
 
 		QueueRemoval removal = this.fixture.control.remove(queue);

@@ -51,6 +51,9 @@ public enum Script {
 	/** Read a partition's counts and counters. */
 	STATS("stats", 7, 0),
 
+	/** Record a partition's counters once per minute and hour, for charts. */
+	HISTORY("history", 3, 0),
+
 	/** Delete an empty partition's leftover keys, before its queue leaves the index. */
 	REMOVE("remove", 10, 0),
 

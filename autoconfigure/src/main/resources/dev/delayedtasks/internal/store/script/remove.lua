@@ -15,7 +15,8 @@
 --   10 handover LIST   a resigning timer owner's token
 --   derived from ARGV base (same hash tag; the ids are found inside the script): t:<id> HASH of the ready hints;
 --   ready:<p> LISTs and levels ZSET, the ready hints of the other priorities (includes/priorities.lua); starts ZSET;
---   field gh of the tombstones (state X) of hints, whose hints go with the lists
+--   field gh of the tombstones (state X) of hints, whose hints go with the lists; hm and hh ZSETs, the counters'
+--   history (history.lua), which goes with the counters
 -- ARGV: 1 base, 2 hintScan (most ready hints checked per priority; a longer list counts as that many ready tasks)
 -- Reply: {now, code, scheduled, ready, active, dead, timer owner or ''}; code: 'O' removed (the keys above deleted) |
 --   'N' not empty (nothing written) | 'T' an instance holds the timer (nothing written)
@@ -62,5 +63,5 @@ if owner then return {now, 'T', 0, 0, 0, 0, owner} end
 -- A cancelled task's tombstone counts the hints it left (gh) for a task created again with its id: they go now.
 for _, tk in ipairs(tombstones) do redis.call('HDEL', tk, 'gh') end
 redis.call('DEL', sched, lease, dead, meta, stats, tick, wake, handover, base .. 'starts', base .. 'levels',
-  unpack(readyKeys))
+  base .. 'hm', base .. 'hh', unpack(readyKeys))
 return {now, 'O', 0, 0, 0, 0, ''}

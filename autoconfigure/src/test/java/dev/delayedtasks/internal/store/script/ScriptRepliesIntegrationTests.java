@@ -26,6 +26,7 @@ import dev.delayedtasks.internal.recurring.RedisRecurringTasks;
 import dev.delayedtasks.internal.store.ClaimedTask;
 import dev.delayedtasks.internal.store.Lease;
 import dev.delayedtasks.internal.store.PartitionKeys;
+import dev.delayedtasks.internal.store.RedisQueueHistory;
 import dev.delayedtasks.internal.store.RedisQueueStats;
 import dev.delayedtasks.internal.store.RedisTaskStore;
 import dev.delayedtasks.internal.store.StoreFixture;
@@ -150,6 +151,10 @@ class ScriptRepliesIntegrationTests {
 		deadLetters.purge(QUEUE);
 		// stats
 		new RedisQueueStats(this.fixture.scripts, this.fixture.settings).read(QUEUE);
+		// history: recorded, then already recorded this minute
+		RedisQueueHistory history = new RedisQueueHistory(this.fixture.scripts, this.fixture.settings);
+		history.record(QUEUE);
+		history.record(QUEUE);
 		// remove: refused while the queue holds tasks, done once it is empty; the next
 		// enqueue finds the partition fresh
 		this.fixture.control.remove(QUEUE);

@@ -1,0 +1,104 @@
+package dev.delayedtasks.internal.worker;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import dev.delayedtasks.internal.store.RedisQueueHistory;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Records the counters of the queues this instance handles into their history
+ * ({@link RedisQueueHistory}) every {@link #INTERVAL}, on a daemon thread of its own (a
+ * Redis call must not hold up the task scheduler's timeouts). Twice a minute, so that a
+ * late or failed call still leaves a sample in every minute; the script keeps one per
+ * minute whoever calls it. A failure is logged at most once per outage and never stops
+ * the recording.
+ *
+ * @author delayed-tasks
+ * @since 0.3.0
+ */
+public final class QueueHistoryRecorder implements SmartLifecycle {
+
+	/**
+	 * How often the counters are offered to the history.
+	 */
+	public static final Duration INTERVAL = Duration.ofSeconds(30);
+
+	private static final Log logger = LogFactory.getLog(QueueHistoryRecorder.class);
+
+	private final RedisQueueHistory history;
+
+	private final Supplier<Set<String>> handledQueues;
+
+	private @Nullable ScheduledExecutorService executor;
+
+	private volatile boolean failing;
+
+	/**
+	 * Create the recorder.
+	 * @param history the history
+	 * @param handledQueues the queues this instance handles now
+	 */
+	public QueueHistoryRecorder(RedisQueueHistory history, Supplier<Set<String>> handledQueues) {
+		this.history = history;
+		this.handledQueues = handledQueues;
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.executor != null) {
+			return;
+		}
+		ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "delayed-tasks-history");
+			thread.setDaemon(true);
+			return thread;
+		});
+		started.scheduleWithFixedDelay(this::recordAll, 0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+		this.executor = started;
+	}
+
+	@Override
+	public synchronized void stop() {
+		if (this.executor != null) {
+			this.executor.shutdownNow();
+			this.executor = null;
+		}
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.executor != null;
+	}
+
+	/**
+	 * Offer every handled queue's counters to the history once.
+	 */
+	void recordAll() {
+		try {
+			for (String queue : new TreeSet<>(this.handledQueues.get())) {
+				this.history.record(queue);
+			}
+			if (this.failing) {
+				logger.info("Recording queue history works again");
+				this.failing = false;
+			}
+		}
+		catch (RuntimeException ex) {
+			if (!this.failing) {
+				logger.warn("Recording queue history failed; retrying every " + INTERVAL.toSeconds() + " s: " + ex);
+				this.failing = true;
+			}
+		}
+	}
+
+}
