@@ -1,15 +1,20 @@
 package dev.delayedtasks.sample;
 
+import java.io.IOException;
 import java.net.CookieManager;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -147,10 +152,11 @@ class ActuatorIntegrationTests {
 			assertThat(page.body()).contains("assets/dashboard.js");
 			assertThat(get(context, USER, "/delayed-tasks/api/session").body()).contains("\"canWrite\":false");
 			assertThat(get(context, USER, "/delayed-tasks/api/queues").body()).contains("\"name\":\"reminders\"");
-			assertThat(get(context, USER, "/delayed-tasks/api/queues/reminders/tasks/" + id).body())
+			assertThat(get(context, USER, "/delayed-tasks/api/task?queue=reminders&id=" + id).body())
 				.contains("\"state\":\"SCHEDULED\"");
-			assertThat(post(context, USER, "/delayed-tasks/api/queues/reminders/pause", "").statusCode())
-				.isEqualTo(403);
+			assertThat(send(request(context, USER, "/delayed-tasks/api/queue/pause?name=reminders")
+				.header("X-Delayed-Tasks-Dashboard", "1")
+				.POST(HttpRequest.BodyPublishers.noBody())).statusCode()).isEqualTo(403);
 			// Writes carry the CSRF token of the admin's session, as the page sends them.
 			HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
 			String session = browser.send(request(context, ADMIN, "/delayed-tasks/api/session").build(),
@@ -159,7 +165,8 @@ class ActuatorIntegrationTests {
 			assertThat(session).contains("\"canWrite\":true");
 			Matcher token = Pattern.compile("\"token\":\"([^\"]+)\"").matcher(session);
 			assertThat(token.find()).isTrue();
-			HttpRequest.Builder pause = request(context, ADMIN, "/delayed-tasks/api/queues/reminders/pause")
+			HttpRequest.Builder pause = request(context, ADMIN, "/delayed-tasks/api/queue/pause?name=reminders")
+				.header("X-Delayed-Tasks-Dashboard", "1")
 				.POST(HttpRequest.BodyPublishers.noBody());
 			assertThat(browser.send(pause.build(), HttpResponse.BodyHandlers.ofString()).statusCode())
 				.as("without the CSRF token")
@@ -356,7 +363,31 @@ class ActuatorIntegrationTests {
 			});
 			String health = get(context, USER, "/actuator/health").body();
 			assertThat(health).contains("\"delayedTasks\"", "\"reminders\"", "\"timerOwner\"");
+			// A task that fails for good, after one retry: every metric the Grafana dashboard and the alert rules
+			// in docs/ name is then in the scrape, by the name they use.
+			context.getBean(DelayedTaskScheduler.class)
+				.schedule(TaskRequest.of("doomed", new Reminder("nobody", "x")).maxAttempts(2));
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> get(context, USER, "/actuator/delayedtasks/doomed").body().contains("\"dead\":1"));
+			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+				String scrape = get(context, USER, "/actuator/prometheus").body();
+				assertThat(metricsNamedIn("docs/grafana/delayed-tasks-dashboard.json",
+						"docs/prometheus/delayed-tasks-alerts.yml"))
+					.hasSizeGreaterThan(8)
+					.allSatisfy((name) -> assertThat(scrape).as(name).containsPattern("(?m)^" + name + "[{ ]"));
+			});
 		}
+	}
+
+	private static Set<String> metricsNamedIn(String... files) throws IOException {
+		Set<String> names = new TreeSet<>();
+		for (String file : files) {
+			Matcher name = Pattern.compile("delayed_tasks_[a-z_]+").matcher(Files.readString(Path.of("..", file)));
+			while (name.find()) {
+				names.add(name.group());
+			}
+		}
+		return names;
 	}
 
 	private static ConfigurableApplicationContext start(TestRedis redis, String suffix, String... extra) {
