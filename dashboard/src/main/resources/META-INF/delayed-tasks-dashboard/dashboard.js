@@ -77,6 +77,55 @@
 		}
 	}
 
+	function rate(perMinute) {
+		return perMinute >= 10 ? Math.round(perMinute) : perMinute.toFixed(1);
+	}
+
+	// A line chart in SVG, drawn here: no library, nothing fetched from elsewhere.
+	function chart(id, title, periods, labelOf) {
+		const width = 640;
+		const height = 150;
+		const pad = 30;
+		const series = [['created', '#2d6cdf'], ['succeeded', '#2e8540'], ['failed', '#b3261e']];
+		const max = Math.max(1, ...periods.flatMap((p) => series.map(([name]) => p[name])));
+		const svgNs = 'http://www.w3.org/2000/svg';
+		const svg = document.createElementNS(svgNs, 'svg');
+		svg.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
+		svg.setAttribute('class', 'chart');
+		svg.setAttribute('id', id);
+		const x = (i) => pad + (periods.length > 1 ? i * (width - 2 * pad) / (periods.length - 1) : 0);
+		const y = (v) => height - pad + 10 - v * (height - pad - 10) / max;
+		const axis = document.createElementNS(svgNs, 'path');
+		axis.setAttribute('d', 'M' + pad + ' 10 V' + (height - pad + 10) + ' H' + (width - pad));
+		axis.setAttribute('class', 'axis');
+		svg.append(axis);
+		const text = (tx, ty, value, anchor) => {
+			const node = document.createElementNS(svgNs, 'text');
+			node.setAttribute('x', tx);
+			node.setAttribute('y', ty);
+			node.setAttribute('text-anchor', anchor || 'start');
+			node.textContent = value;
+			svg.append(node);
+		};
+		text(pad - 4, 14, rate(max), 'end');
+		text(pad - 4, height - pad + 10, '0', 'end');
+		if (periods.length > 0) {
+			text(pad, height - 4, labelOf(periods[0].end));
+			text(width - pad, height - 4, labelOf(periods[periods.length - 1].end), 'end');
+		}
+		series.forEach(([name, color]) => {
+			const line = document.createElementNS(svgNs, 'polyline');
+			line.setAttribute('points', periods.map((p, i) => x(i) + ',' + y(p[name])).join(' '));
+			line.setAttribute('stroke', color);
+			line.setAttribute('class', 'series');
+			line.setAttribute('data-series', name);
+			svg.append(line);
+		});
+		return el('figure', {}, el('figcaption', {}, title, ' ',
+			series.map(([name, color]) => el('span', { class: 'legend', style: 'color:' + color }, '■ ' + name))),
+			periods.length > 1 ? svg : el('p', { class: 'muted' }, 'No history yet: instances with handlers record it every minute.'));
+	}
+
 	function time(instant) {
 		return instant ? new Date(instant).toLocaleString() : '—';
 	}
@@ -130,11 +179,13 @@
 
 	async function overview() {
 		const data = await get('api/queues');
-		const rows = data.queues.map(({ queue, dueNext }) => el('tr', { 'data-queue': queue.name },
+		const rows = data.queues.map(({ queue, dueNext, throughput }) => el('tr', { 'data-queue': queue.name },
 			el('td', {}, queueLink(queue.name), queue.paused ? el('span', { class: 'pill paused' }, 'paused') : null),
 			el('td', { class: 'num' }, queue.scheduled), el('td', { class: 'num' }, queue.ready),
 			el('td', { class: 'num' }, queue.active),
 			el('td', { class: 'num' }, queue.dead > 0 ? el('span', { class: 'pill dead' }, queue.dead) : 0),
+			el('td', { class: 'num', 'data-throughput': '' }, rate(throughput.created) + ' / ' + rate(throughput.succeeded)
+				+ ' / ' + rate(throughput.failed)),
 			el('td', { class: 'num' }, dueNext.minute), el('td', { class: 'num' }, dueNext.hour),
 			el('td', { class: 'num' }, dueNext.day),
 			el('td', { class: 'num' }, queue.ready > 0 ? duration(queue.oldestReadyAgeMillis) : '—'),
@@ -145,7 +196,8 @@
 			el('table', { id: 'queues' },
 				el('thead', {}, el('tr', {}, el('th', {}, 'Queue'), el('th', { class: 'num' }, 'Scheduled'),
 					el('th', { class: 'num' }, 'Ready'), el('th', { class: 'num' }, 'Running'),
-					el('th', { class: 'num' }, 'Dead'), el('th', { class: 'num' }, 'Due in 1 min'),
+					el('th', { class: 'num' }, 'Dead'), el('th', { class: 'num', title: 'created / succeeded / failed per minute, last 5 min' }, 'Per minute'),
+					el('th', { class: 'num' }, 'Due in 1 min'),
 					el('th', { class: 'num' }, '1 h'), el('th', { class: 'num' }, '1 day'),
 					el('th', { class: 'num' }, 'Oldest ready'), el('th', {}, 'Timer owner'),
 					el('th', {}, 'Here: running/concurrency'))),
@@ -157,8 +209,9 @@
 	}
 
 	async function queuePage(name) {
-		const [detail, scheduled, running] = await Promise.all([get('api/queue' + query({ name })),
-			get('api/queue/scheduled' + query({ name, limit: 20 })), get('api/queue/running' + query({ name, limit: 20 }))]);
+		const [detail, scheduled, running, charts] = await Promise.all([get('api/queue' + query({ name })),
+			get('api/queue/scheduled' + query({ name, limit: 20 })), get('api/queue/running' + query({ name, limit: 20 })),
+			get('api/queue/charts' + query({ name }))]);
 		if (!detail) {
 			return [el('h1', {}, 'No queue ' + name)];
 		}
@@ -173,6 +226,13 @@
 			el('div', { class: 'cards' }, card('scheduled', queue.scheduled), card('ready', queue.ready),
 				card('running', queue.active), card('dead', queue.dead), card('due in 1 min', due.minute),
 				card('due in 1 h', due.hour), card('due in 1 day', due.day)),
+			el('div', { class: 'charts' },
+				chart('chart-hour', 'Last hour, per minute', charts ? charts.lastHour : [],
+					(end) => new Date(end).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })),
+				chart('chart-day', 'Last day, per hour', charts ? charts.lastDay : [],
+					(end) => new Date(end).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })),
+				chart('chart-month', 'Last month, per hour', charts ? charts.lastMonth : [],
+					(end) => new Date(end).toLocaleDateString())),
 			el('h2', {}, 'Scheduled, earliest first'),
 			pageTable('scheduled', name, scheduled, 'Due at'),
 			el('h2', {}, 'Running, earliest lease deadline first'),
@@ -302,11 +362,16 @@
 				}
 				clearTimeout(timer);
 				let from = 0;
+				let until = null;
 				let acted = 0;
 				try {
 					for (;;) {
-						const step = await post('api/dead-letters/' + kind + query({ queue, reason: group.reason,
-							exceptionType: group.exceptionType, from }));
+						const parameters = { queue, reason: group.reason, exceptionType: group.exceptionType, from };
+						// The dead letters there were at the first step only: one redriven that died again is left.
+						if (until !== null) {
+							parameters.until = until;
+						}
+						const step = await post('api/dead-letters/' + kind + query(parameters));
 						acted += step.acted;
 						say(kind + ': ' + acted + ' done, ' + step.remaining + ' dead letters left'
 							+ (step.done ? '' : '…'));
@@ -314,6 +379,7 @@
 							break;
 						}
 						from = step.next;
+						until = step.until;
 					}
 				}
 				catch (error) {

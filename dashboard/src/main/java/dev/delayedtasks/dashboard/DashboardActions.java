@@ -102,25 +102,39 @@ public class DashboardActions {
 	/**
 	 * One bounded step of redriving or deleting the dead letters of one reason and
 	 * exception type: reads at most {@value #GROUP_STEP} dead letters from rank
-	 * {@code from} (newest first) and acts on those of the group. The page calls it again
-	 * from {@link GroupStep#next()} until {@link GroupStep#done()}.
+	 * {@code from} (newest first) and acts on those of the group that were dead letters
+	 * when the first step read them ({@code until}). The page calls it again from
+	 * {@link GroupStep#next()} with {@link GroupStep#until()} until
+	 * {@link GroupStep#done()}: a redriven task that dies again (its handler still
+	 * refuses it) comes back as a newer dead letter, which the later steps leave alone,
+	 * so that they end.
 	 * @param user who asks
 	 * @param queue the queue
 	 * @param action {@code redrive} or {@code delete}
 	 * @param reason the group's reason
 	 * @param exceptionType the group's exception type
 	 * @param from the rank to start at
+	 * @param until the newest dead-letter time (epoch milliseconds) to act on, as the
+	 * first step answered it, or {@code null} in the first step
 	 * @return what the step did
 	 */
-	public GroupStep groupStep(String user, String queue, String action, String reason, String exceptionType,
-			long from) {
+	public GroupStep groupStep(String user, String queue, String action, String reason, String exceptionType, long from,
+			@Nullable Long until) {
 		if (from < 0) {
 			throw new IllegalArgumentException("A group step starts at rank 0 or later: " + from);
 		}
 		List<String> acted = new ArrayList<>();
 		return audited(user, action + "-group", queue, "(group " + reason + " / " + exceptionType + ")", () -> {
 			DeadLetterListing listing = this.deadLetters.listing(queue, from, GROUP_STEP);
+			// The first step bounds them all by the newest dead letter it read.
+			Long newest = until;
+			if (newest == null && !listing.letters().isEmpty()) {
+				newest = listing.letters().get(0).deadAt().toEpochMilli();
+			}
 			for (DeadLetter letter : listing.letters()) {
+				if (newest != null && letter.deadAt().toEpochMilli() > newest) {
+					continue;
+				}
 				if (letter.reason().equals(reason) && letter.exceptionType().equals(exceptionType)) {
 					boolean done = action.equals("redrive") ? this.deadLetters.redrive(queue, letter.id())
 							: this.deadLetters.delete(queue, letter.id());
@@ -133,7 +147,7 @@ public class DashboardActions {
 			// The entries acted on left the dead set: the next step starts that much
 			// earlier.
 			return new GroupStep(scanned, acted.size(), from + scanned - acted.size(), this.deadLetters.count(queue),
-					scanned == 0, acted);
+					scanned == 0, acted, newest);
 		}, (step) -> step.acted());
 	}
 
@@ -165,8 +179,11 @@ public class DashboardActions {
 	 * @param remaining dead letters the queue holds now
 	 * @param done whether the whole dead set has been read
 	 * @param ids the tasks acted on
+	 * @param until the newest dead-letter time (epoch milliseconds) the steps act on, for
+	 * the next step, or {@code null} while no dead letter was read
 	 */
-	public record GroupStep(int scanned, int acted, long next, long remaining, boolean done, List<String> ids) {
+	public record GroupStep(int scanned, int acted, long next, long remaining, boolean done, List<String> ids,
+			@Nullable Long until) {
 
 	}
 

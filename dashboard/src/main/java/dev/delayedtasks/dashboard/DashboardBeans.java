@@ -10,8 +10,11 @@ import dev.delayedtasks.internal.actuate.ReportedQueues;
 import dev.delayedtasks.internal.admin.RedisDeadLetters;
 import dev.delayedtasks.internal.store.QueueIndex;
 import dev.delayedtasks.internal.store.RedisQueueBrowser;
+import dev.delayedtasks.internal.store.RedisQueueHistory;
 import dev.delayedtasks.internal.store.RedisQueueStats;
+import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.codec.PayloadCodec;
+import dev.delayedtasks.internal.store.script.StoreScripts;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -34,10 +37,11 @@ class DashboardBeans {
 	@ConditionalOnMissingBean
 	DashboardReads delayedTasksDashboardReads(RedisQueueStats stats, QueueIndex index, DelayedTaskScheduler scheduler,
 			RedisDeadLetters deadLetters, QueueControl control, ObjectProvider<DelayedTaskHandlerRegistry> registry,
-			RedisQueueBrowser browser, PayloadCodec codec, DelayedTasksProperties delayedTasks,
-			DashboardProperties properties) {
+			RedisQueueBrowser browser, PayloadCodec codec, StoreScripts scripts, StoreSettings settings,
+			DelayedTasksProperties delayedTasks, DashboardProperties properties) {
 		return new DashboardReads(endpoint(stats, index, scheduler, deadLetters, control, registry, delayedTasks),
-				browser, deadLetters, codec, properties.refreshInterval(), Clock.systemUTC());
+				browser, deadLetters, codec, new RedisQueueHistory(scripts, settings), properties.refreshInterval(),
+				Clock.systemUTC());
 	}
 
 	@Bean

@@ -143,6 +143,12 @@ public class DashboardController {
 		return found(this.reads.queue(name));
 	}
 
+	@GetMapping("/api/queue/charts")
+	ResponseEntity<DashboardReads.Charts> charts(@RequestParam String name, HttpServletRequest request) {
+		checkRead(request);
+		return found(this.reads.charts(name));
+	}
+
 	@GetMapping("/api/queue/{list:scheduled|running}")
 	ResponseEntity<RedisQueueBrowser.Page> tasks(@PathVariable String list, @RequestParam String name,
 			@RequestParam(defaultValue = "0") long offset, @RequestParam(defaultValue = "20") int limit,
@@ -204,12 +210,13 @@ public class DashboardController {
 	@ResponseBody
 	DashboardActions.GroupStep deadLetterGroup(@PathVariable String action, @RequestParam String queue,
 			@RequestParam String reason, @RequestParam String exceptionType,
-			@RequestParam(defaultValue = "0") long from, HttpServletRequest request) {
+			@RequestParam(defaultValue = "0") long from, @RequestParam(required = false) @Nullable Long until,
+			HttpServletRequest request) {
 		checkWrite(request);
 		if (!this.reads.knows(queue)) {
 			throw new IllegalArgumentException("No queue '" + queue + "'");
 		}
-		return this.actions.groupStep(this.access.user(request), queue, action, reason, exceptionType, from);
+		return this.actions.groupStep(this.access.user(request), queue, action, reason, exceptionType, from, until);
 	}
 
 	@ExceptionHandler(InvalidEndpointRequestException.class)

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.delayedtasks.DeadLetter;
+import dev.delayedtasks.Names;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.DeadLetterDescriptor;
@@ -19,6 +20,8 @@ import dev.delayedtasks.actuate.DelayedTasksEndpoint.TaskDescriptor;
 import dev.delayedtasks.internal.admin.RedisDeadLetters;
 import dev.delayedtasks.internal.store.DeadLetterListing;
 import dev.delayedtasks.internal.store.RedisQueueBrowser;
+import dev.delayedtasks.internal.store.RedisQueueHistory;
+import dev.delayedtasks.internal.store.RedisQueueHistory.Period;
 import dev.delayedtasks.internal.store.codec.PayloadCodec;
 import org.jspecify.annotations.Nullable;
 
@@ -42,6 +45,11 @@ public class DashboardReads {
 	 */
 	static final int DEAD_LETTERS_SHOWN = 20;
 
+	/**
+	 * The span of the overview's throughput per minute.
+	 */
+	static final Duration THROUGHPUT_SPAN = Duration.ofMinutes(5);
+
 	private static final List<Duration> DUE_HORIZONS = List.of(Duration.ofMinutes(1), Duration.ofHours(1),
 			Duration.ofDays(1));
 
@@ -52,6 +60,8 @@ public class DashboardReads {
 	private final RedisDeadLetters deadLetters;
 
 	private final PayloadCodec codec;
+
+	private final RedisQueueHistory history;
 
 	private final Duration refreshInterval;
 
@@ -65,15 +75,17 @@ public class DashboardReads {
 	 * @param browser pages through scheduled and leased tasks
 	 * @param deadLetters the dead letters
 	 * @param codec reads payload envelopes
+	 * @param history the queues' counters over time
 	 * @param refreshInterval how long the overview is kept
 	 * @param clock the clock of the due-time horizons and of the overview's age
 	 */
 	public DashboardReads(DelayedTasksEndpoint endpoint, RedisQueueBrowser browser, RedisDeadLetters deadLetters,
-			PayloadCodec codec, Duration refreshInterval, Clock clock) {
+			PayloadCodec codec, RedisQueueHistory history, Duration refreshInterval, Clock clock) {
 		this.endpoint = endpoint;
 		this.browser = browser;
 		this.deadLetters = deadLetters;
 		this.codec = codec;
+		this.history = history;
 		this.refreshInterval = refreshInterval;
 		this.clock = clock;
 	}
@@ -105,7 +117,7 @@ public class DashboardReads {
 		QueuesDescriptor queues = this.endpoint.queues();
 		List<QueueView> views = queues.queues()
 			.stream()
-			.map((queue) -> new QueueView(queue, dueNext(queue.name(), now)))
+			.map((queue) -> new QueueView(queue, dueNext(queue.name(), now), throughput(queue.name(), now)))
 			.toList();
 		Overview fresh = new Overview(views, queues.knownQueues(), queues.unreportedQueues(), now);
 		this.overview.set(fresh);
@@ -130,7 +142,8 @@ public class DashboardReads {
 			.map((letter) -> new DeadLetterDescriptor(letter.id().value(), letter.reason(), letter.exceptionType(),
 					letter.message(), letter.attempts(), letter.deadAt(), letter.stackTrace()))
 			.toList();
-		return new QueueDetail(new QueueView(summary, dueNext(queue, this.clock.instant())), shown,
+		Instant now = this.clock.instant();
+		return new QueueDetail(new QueueView(summary, dueNext(queue, now), throughput(queue, now)), shown,
 				groups(newest.letters()), newest.letters().size(), newest.unreadable());
 	}
 
@@ -150,7 +163,8 @@ public class DashboardReads {
 	 * @return the payload, or {@code null} when the task has none
 	 */
 	public @Nullable String payload(String queue, String taskId) {
-		String stored = this.browser.payload(queue, TaskId.of(taskId).value());
+		// Checked as every other read checks it: the name becomes part of the key read.
+		String stored = this.browser.payload(Names.checkQueue(queue), TaskId.of(taskId).value());
 		return (stored != null) ? this.codec.bodyJson(stored) : null;
 	}
 
@@ -193,6 +207,31 @@ public class DashboardReads {
 		this.overview.set(null);
 	}
 
+	/**
+	 * A queue's created, succeeded and failed tasks over time, from the history every
+	 * instance with handlers records in Redis: per minute over the last hour, per hour
+	 * over the last day and the last month.
+	 * @param queue the queue
+	 * @return the charts' data, or {@code null} when the queue is unknown
+	 */
+	public @Nullable Charts charts(String queue) {
+		if (!knows(queue)) {
+			return null;
+		}
+		Instant now = this.clock.instant();
+		return new Charts(this.history.perMinute(queue, Duration.ofHours(1), now),
+				this.history.perHour(queue, Duration.ofDays(1), now),
+				this.history.perHour(queue, Duration.ofDays(31), now));
+	}
+
+	private Throughput throughput(String queue, Instant now) {
+		List<Period> minutes = this.history.perMinute(queue, THROUGHPUT_SPAN, now);
+		double span = THROUGHPUT_SPAN.toMinutes();
+		return new Throughput(minutes.stream().mapToDouble(Period::created).sum() / span,
+				minutes.stream().mapToDouble(Period::succeeded).sum() / span,
+				minutes.stream().mapToDouble(Period::failed).sum() / span);
+	}
+
 	private DueNext dueNext(String queue, Instant now) {
 		List<Long> counts = this.browser.dueWithin(queue, now, DUE_HORIZONS.stream().map(now::plus).toList());
 		return new DueNext(counts.get(0), counts.get(1), counts.get(2));
@@ -226,8 +265,31 @@ public class DashboardReads {
 	 *
 	 * @param queue the queue as the endpoint describes it
 	 * @param dueNext scheduled tasks falling due soon
+	 * @param throughput tasks per minute over the last five minutes
 	 */
-	public record QueueView(QueueDescriptor queue, DueNext dueNext) {
+	public record QueueView(QueueDescriptor queue, DueNext dueNext, Throughput throughput) {
+
+	}
+
+	/**
+	 * Tasks per minute, from the history in Redis.
+	 *
+	 * @param created tasks created per minute
+	 * @param succeeded runs that succeeded per minute
+	 * @param failed runs that failed per minute (retried or dead-lettered)
+	 */
+	public record Throughput(double created, double succeeded, double failed) {
+
+	}
+
+	/**
+	 * A queue's counts over time.
+	 *
+	 * @param lastHour per minute
+	 * @param lastDay per hour
+	 * @param lastMonth per hour
+	 */
+	public record Charts(List<Period> lastHour, List<Period> lastDay, List<Period> lastMonth) {
 
 	}
 
