@@ -159,8 +159,9 @@ class ActuatorIntegrationTests {
 				.POST(HttpRequest.BodyPublishers.noBody())).statusCode()).isEqualTo(403);
 			// Writes carry the CSRF token of the admin's session, as the page sends them.
 			HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
-			String session = browser.send(request(context, ADMIN, "/delayed-tasks/api/session").build(),
-					HttpResponse.BodyHandlers.ofString())
+			String session = browser
+				.send(request(context, ADMIN, "/delayed-tasks/api/session").build(),
+						HttpResponse.BodyHandlers.ofString())
 				.body();
 			assertThat(session).contains("\"canWrite\":true");
 			Matcher token = Pattern.compile("\"token\":\"([^\"]+)\"").matcher(session);
@@ -172,8 +173,8 @@ class ActuatorIntegrationTests {
 				.as("without the CSRF token")
 				.isEqualTo(403);
 			assertThat(isPaused(context)).isFalse();
-			assertThat(browser.send(pause.header("X-CSRF-TOKEN", token.group(1)).build(),
-					HttpResponse.BodyHandlers.ofString())
+			assertThat(browser
+				.send(pause.header("X-CSRF-TOKEN", token.group(1)).build(), HttpResponse.BodyHandlers.ofString())
 				.statusCode()).isEqualTo(200);
 			assertThat(isPaused(context)).isTrue();
 		}
@@ -363,7 +364,8 @@ class ActuatorIntegrationTests {
 			});
 			String health = get(context, USER, "/actuator/health").body();
 			assertThat(health).contains("\"delayedTasks\"", "\"reminders\"", "\"timerOwner\"");
-			// A task that fails for good, after one retry: every metric the Grafana dashboard and the alert rules
+			// A task that fails for good, after one retry: every metric the Grafana
+			// dashboard and the alert rules
 			// in docs/ name is then in the scrape, by the name they use.
 			context.getBean(DelayedTaskScheduler.class)
 				.schedule(TaskRequest.of("doomed", new Reminder("nobody", "x")).maxAttempts(2));
