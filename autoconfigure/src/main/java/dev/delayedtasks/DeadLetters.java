@@ -1,5 +1,6 @@
 package dev.delayedtasks;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -45,18 +46,30 @@ public interface DeadLetters {
 	 * Make one dead letter ready to run again with a new payload, its headers kept: for a
 	 * payload its handler can no longer read (a field whose type changed, a value it
 	 * refuses), mended by hand. The payload is encoded as scheduling encodes one, under
-	 * the same size limit. The replacement and the redrive are one step: the task never
-	 * runs with the old payload after this returns {@code true}, and a payload changed by
-	 * someone else since it was read here is not overwritten.
+	 * the same size limit. The replacement and the redrive are one step, and they happen
+	 * only while the task is still the dead letter its caller read ({@code deadAt}): a
+	 * dead letter redriven by someone else since (and perhaps dead again, with another
+	 * payload) is left alone.
 	 * @param queue the queue
 	 * @param id the task
+	 * @param deadAt when it was dead-lettered, as read ({@link DeadLetter#deadAt()})
 	 * @param payload the new payload
-	 * @return {@code true} if it was a dead letter and is ready now with the new payload;
-	 * {@code false} when it is not a dead letter, has no payload, or its payload changed
-	 * meanwhile (read it again and retry)
+	 * @return {@code true} if it was that dead letter and is ready now with the new
+	 * payload; {@code false} when it is not a dead letter, has no payload, or is no
+	 * longer the dead letter of {@code deadAt} (read it again)
 	 * @since 0.3.0
 	 */
-	boolean redrive(String queue, TaskId id, @Nullable Object payload);
+	boolean redrive(String queue, TaskId id, Instant deadAt, @Nullable Object payload);
+
+	/**
+	 * When a task was dead-lettered, the version
+	 * {@link #redrive(String, TaskId, Instant, Object)} compares.
+	 * @param queue the queue
+	 * @param id the task
+	 * @return when it was dead-lettered, or empty when it is not a dead letter
+	 * @since 0.3.0
+	 */
+	Optional<Instant> deadAt(String queue, TaskId id);
 
 	/**
 	 * The payload of a dead letter as JSON, to inspect or mend (see

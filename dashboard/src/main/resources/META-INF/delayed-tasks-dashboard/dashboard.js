@@ -334,9 +334,12 @@
 			onclick: async (event) => {
 				event.preventDefault();
 				try {
-					const done = await post('api/task/redrive-edited' + which, editor.value);
-					say(done ? 'redriven with the edited payload' : 'not redriven: it is no longer a dead letter, '
-						+ 'or its payload changed meanwhile (reload)', !done);
+					// The dead letter's time tells the server which dead letter was edited: one redriven since is
+					// left alone.
+					const done = await post('api/task/redrive-edited' + which + '&'
+						+ new URLSearchParams({ deadAt: new Date(payload.deadAt).getTime() }).toString(), editor.value);
+					say(done ? 'redriven with the edited payload' : 'not redriven: it is no longer the dead letter you '
+						+ 'edited (redriven by someone else since): reload', !done);
 				}
 				catch (error) {
 					say('redrive with the edited payload failed: ' + error.message, true);
@@ -361,25 +364,21 @@
 					return;
 				}
 				clearTimeout(timer);
-				let from = 0;
-				let until = null;
+				// Steps walk the dead set by dead-letter time from the newest there is now: one redriven that dies
+				// again is newer, and left alone.
+				let cursor = {};
 				let acted = 0;
 				try {
 					for (;;) {
-						const parameters = { queue, reason: group.reason, exceptionType: group.exceptionType, from };
-						// The dead letters there were at the first step only: one redriven that died again is left.
-						if (until !== null) {
-							parameters.until = until;
-						}
-						const step = await post('api/dead-letters/' + kind + query(parameters));
+						const step = await post('api/dead-letters/' + kind + query(Object.assign({ queue,
+							reason: group.reason, exceptionType: group.exceptionType }, cursor)));
 						acted += step.acted;
 						say(kind + ': ' + acted + ' done, ' + step.remaining + ' dead letters left'
 							+ (step.done ? '' : '…'));
 						if (step.done) {
 							break;
 						}
-						from = step.next;
-						until = step.until;
+						cursor = { from: step.from, skip: step.skip };
 					}
 				}
 				catch (error) {

@@ -1,5 +1,6 @@
 package dev.delayedtasks.dashboard;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -10,7 +11,7 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
 import dev.delayedtasks.internal.admin.RedisDeadLetters;
-import dev.delayedtasks.internal.store.DeadLetterListing;
+import dev.delayedtasks.internal.admin.RedisDeadLetters.DeadLetterPage;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,66 +89,69 @@ public class DashboardActions {
 	 * @param user who asks
 	 * @param queue the queue
 	 * @param taskId the task's id
+	 * @param deadAt when it was dead-lettered, as the editor read it
 	 * @param payload the new payload
-	 * @return what was done, or {@code null} when it is not a dead letter or its payload
-	 * changed meanwhile
+	 * @return what was done, or {@code null} when it is not a dead letter, or not the one
+	 * the editor read
 	 */
-	public @Nullable ActionDescriptor redriveWithPayload(String user, String queue, String taskId, JsonNode payload) {
+	public @Nullable ActionDescriptor redriveWithPayload(String user, String queue, String taskId, Instant deadAt,
+			JsonNode payload) {
 		return audited(user, "redrive-edited", queue, taskId,
-				() -> this.deadLetters.redrive(queue, TaskId.of(taskId), payload)
+				() -> this.deadLetters.redrive(queue, TaskId.of(taskId), deadAt, payload)
 						? new ActionDescriptor(queue, taskId, "redrive-edited", 1) : null,
 				ActionDescriptor::affected);
 	}
 
 	/**
 	 * One bounded step of redriving or deleting the dead letters of one reason and
-	 * exception type: reads at most {@value #GROUP_STEP} dead letters from rank
-	 * {@code from} (newest first) and acts on those of the group that were dead letters
-	 * when the first step read them ({@code until}). The page calls it again from
-	 * {@link GroupStep#next()} with {@link GroupStep#until()} until
-	 * {@link GroupStep#done()}: a redriven task that dies again (its handler still
-	 * refuses it) comes back as a newer dead letter, which the later steps leave alone,
-	 * so that they end.
+	 * exception type: reads at most {@value #GROUP_STEP} dead letters dead-lettered at or
+	 * before {@code from} (newest first, passing over the first {@code skip} of that
+	 * time) and acts on those of the group. The page calls it again from
+	 * {@link GroupStep#from()} and {@link GroupStep#skip()} until
+	 * {@link GroupStep#done()}. Walking by dead-letter time, not by rank, the steps pass
+	 * over nothing that others remove meanwhile, and never meet a dead letter newer than
+	 * their start: a redriven task that dies again (its handler still refuses it) is left
+	 * alone, so they end.
 	 * @param user who asks
 	 * @param queue the queue
 	 * @param action {@code redrive} or {@code delete}
 	 * @param reason the group's reason
 	 * @param exceptionType the group's exception type
-	 * @param from the rank to start at
-	 * @param until the newest dead-letter time (epoch milliseconds) to act on, as the
-	 * first step answered it, or {@code null} in the first step
+	 * @param from the newest dead-letter time to read (epoch milliseconds), or
+	 * {@code null} in the first step
+	 * @param skip how many dead letters of that time to pass over
 	 * @return what the step did
 	 */
-	public GroupStep groupStep(String user, String queue, String action, String reason, String exceptionType, long from,
-			@Nullable Long until) {
-		if (from < 0) {
-			throw new IllegalArgumentException("A group step starts at rank 0 or later: " + from);
+	public GroupStep groupStep(String user, String queue, String action, String reason, String exceptionType,
+			@Nullable Long from, long skip) {
+		if (skip < 0) {
+			throw new IllegalArgumentException("A group step passes over 0 or more dead letters: " + skip);
 		}
 		List<String> acted = new ArrayList<>();
 		return audited(user, action + "-group", queue, "(group " + reason + " / " + exceptionType + ")", () -> {
-			DeadLetterListing listing = this.deadLetters.listing(queue, from, GROUP_STEP);
-			// The first step bounds them all by the newest dead letter it read.
-			Long newest = until;
-			if (newest == null && !listing.letters().isEmpty()) {
-				newest = listing.letters().get(0).deadAt().toEpochMilli();
-			}
-			for (DeadLetter letter : listing.letters()) {
-				if (newest != null && letter.deadAt().toEpochMilli() > newest) {
-					continue;
-				}
+			// The first step starts at the newest dead letter; the others at the last one
+			// read before.
+			double start = (from != null) ? from : Double.POSITIVE_INFINITY;
+			DeadLetterPage page = this.deadLetters.page(queue, start, (from != null) ? skip : 0, GROUP_STEP);
+			int actedAtLast = 0;
+			for (DeadLetter letter : page.letters()) {
 				if (letter.reason().equals(reason) && letter.exceptionType().equals(exceptionType)) {
 					boolean done = action.equals("redrive") ? this.deadLetters.redrive(queue, letter.id())
 							: this.deadLetters.delete(queue, letter.id());
 					if (done) {
 						acted.add(letter.id().value());
+						if (letter.deadAt().toEpochMilli() == page.lastDeadAt()) {
+							actedAtLast++;
+						}
 					}
 				}
 			}
-			int scanned = listing.letters().size() + listing.unreadable();
-			// The entries acted on left the dead set: the next step starts that much
-			// earlier.
-			return new GroupStep(scanned, acted.size(), from + scanned - acted.size(), this.deadLetters.count(queue),
-					scanned == 0, acted, newest);
+			// Those acted on left the dead set; those left at the last time read are
+			// passed over next time.
+			long left = page.readAtLast() - actedAtLast;
+			long nextSkip = (from != null && page.lastDeadAt() == from) ? skip + left : left;
+			return new GroupStep(page.read(), acted.size(), page.lastDeadAt(), nextSkip, this.deadLetters.count(queue),
+					page.read() == 0, acted);
 		}, (step) -> step.acted());
 	}
 
@@ -175,15 +179,15 @@ public class DashboardActions {
 	 *
 	 * @param scanned dead letters read
 	 * @param acted dead letters of the group redriven or deleted
-	 * @param next the rank the next step starts at
+	 * @param from the dead-letter time (epoch milliseconds) the next step starts at, -1
+	 * when done
+	 * @param skip how many dead letters of that time the next step passes over
 	 * @param remaining dead letters the queue holds now
 	 * @param done whether the whole dead set has been read
 	 * @param ids the tasks acted on
-	 * @param until the newest dead-letter time (epoch milliseconds) the steps act on, for
-	 * the next step, or {@code null} while no dead letter was read
 	 */
-	public record GroupStep(int scanned, int acted, long next, long remaining, boolean done, List<String> ids,
-			@Nullable Long until) {
+	public record GroupStep(int scanned, int acted, long from, long skip, long remaining, boolean done,
+			List<String> ids) {
 
 	}
 

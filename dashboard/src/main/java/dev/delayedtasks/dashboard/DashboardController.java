@@ -3,6 +3,7 @@ package dev.delayedtasks.dashboard;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Map;
 
 import dev.delayedtasks.InvalidTaskRequestException;
@@ -174,7 +175,8 @@ public class DashboardController {
 		checkRead(request);
 		checkPayloadsShown();
 		String payload = this.reads.payload(queue, id);
-		return (payload != null) ? ResponseEntity.ok(new PayloadView(payload)) : ResponseEntity.notFound().build();
+		return (payload != null) ? ResponseEntity.ok(new PayloadView(payload, this.reads.deadAt(queue, id)))
+				: ResponseEntity.notFound().build();
 	}
 
 	@PostMapping("/api/queue/{action:pause|resume}")
@@ -193,9 +195,14 @@ public class DashboardController {
 
 	@PostMapping("/api/task/redrive-edited")
 	ResponseEntity<ActionDescriptor> redriveEdited(@RequestParam String queue, @RequestParam String id,
-			@RequestBody String payload, HttpServletRequest request) {
+			@RequestParam(required = false) @Nullable Long deadAt, @RequestBody String payload,
+			HttpServletRequest request) {
 		checkWrite(request);
 		checkPayloadsShown();
+		if (deadAt == null) {
+			throw new IllegalArgumentException("An edited payload names the dead letter it edits: its deadAt "
+					+ "(epoch milliseconds), as the payload view gave it");
+		}
 		JsonNode tree;
 		try {
 			tree = this.mapper.readTree(payload);
@@ -203,20 +210,21 @@ public class DashboardController {
 		catch (JacksonException ex) {
 			throw new IllegalArgumentException("The edited payload is not JSON: " + ex.getOriginalMessage());
 		}
-		return found(this.actions.redriveWithPayload(this.access.user(request), queue, id, tree));
+		return found(this.actions.redriveWithPayload(this.access.user(request), queue, id, Instant.ofEpochMilli(deadAt),
+				tree));
 	}
 
 	@PostMapping("/api/dead-letters/{action:redrive|delete}")
 	@ResponseBody
 	DashboardActions.GroupStep deadLetterGroup(@PathVariable String action, @RequestParam String queue,
 			@RequestParam String reason, @RequestParam String exceptionType,
-			@RequestParam(defaultValue = "0") long from, @RequestParam(required = false) @Nullable Long until,
+			@RequestParam(required = false) @Nullable Long from, @RequestParam(defaultValue = "0") long skip,
 			HttpServletRequest request) {
 		checkWrite(request);
 		if (!this.reads.knows(queue)) {
 			throw new IllegalArgumentException("No queue '" + queue + "'");
 		}
-		return this.actions.groupStep(this.access.user(request), queue, action, reason, exceptionType, from, until);
+		return this.actions.groupStep(this.access.user(request), queue, action, reason, exceptionType, from, skip);
 	}
 
 	@ExceptionHandler(InvalidEndpointRequestException.class)
@@ -297,8 +305,10 @@ public class DashboardController {
 	 * A task's payload.
 	 *
 	 * @param json the payload as JSON
+	 * @param deadAt when a dead letter was dead-lettered (the version its edit sends
+	 * back), or {@code null} for a task that is not one
 	 */
-	record PayloadView(String json) {
+	record PayloadView(String json, @Nullable Instant deadAt) {
 
 	}
 

@@ -134,7 +134,7 @@ public class DashboardReads {
 		if (summary == null) {
 			return null;
 		}
-		DeadLetterListing newest = (summary.dead() > 0) ? this.deadLetters.listing(queue, 0, DEAD_LETTERS_GROUPED)
+		DeadLetterListing newest = (summary.dead() > 0) ? this.deadLetters.listing(queue, DEAD_LETTERS_GROUPED)
 				: new DeadLetterListing(List.of(), 0);
 		List<DeadLetterDescriptor> shown = newest.letters()
 			.stream()
@@ -154,6 +154,16 @@ public class DashboardReads {
 	 */
 	public boolean knows(String queue) {
 		return this.endpoint.knows(queue);
+	}
+
+	/**
+	 * When a task was dead-lettered: the version an edit of its payload carries.
+	 * @param queue the queue
+	 * @param taskId the task's id
+	 * @return when, or {@code null} when it is not a dead letter
+	 */
+	public @Nullable Instant deadAt(String queue, String taskId) {
+		return this.deadLetters.deadAt(queue, TaskId.of(taskId)).orElse(null);
 	}
 
 	/**

@@ -2,6 +2,7 @@ package dev.delayedtasks.dashboard;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -262,6 +263,10 @@ class DashboardActionsIntegrationTests {
 		assertThat(json.readTree(Http.json(payload).get("json").asString()))
 			.isEqualTo(json.readTree("{\"to\":\"\",\"copies\":1}"));
 		String mended = "{\"to\":\"ann@example.com\",\"copies\":2}";
+		// The edit carries the dead letter's time, the version the page read with the
+		// payload.
+		long deadAt = Instant.parse(Http.json(payload).get("deadAt").asString()).toEpochMilli();
+		which += "&deadAt=" + deadAt;
 		assertThat(reader.write(D, D + "/api/task/redrive-edited" + which, mended).statusCode()).isEqualTo(403);
 		assertThat(handlers.runs("mend", id)).hasSize(1);
 
@@ -287,9 +292,12 @@ class DashboardActionsIntegrationTests {
 		awaitState("mend", dead, TaskState.DEAD);
 		Http writer = Http.as(context, DashboardTestApplications.WRITER);
 		String stored = deadLetters.payload("mend", dead).orElseThrow();
+		long deadAt = deadLetters.deadAt("mend", dead).orElseThrow().toEpochMilli();
 		for (String notJson : List.of("{\"to\":", "to: ann@example.com")) {
 			HttpResponse<String> refused = writer.write(D,
-					D + "/api/task/redrive-edited" + Http.query("queue", "mend", "id", dead.value()), notJson);
+					D + "/api/task/redrive-edited"
+							+ Http.query("queue", "mend", "id", dead.value(), "deadAt", Long.toString(deadAt)),
+					notJson);
 			assertThat(refused.statusCode()).as(notJson).isEqualTo(400);
 			assertThat(Http.json(refused).get("message").asString()).as(notJson)
 				.startsWith("The edited payload is not JSON");
@@ -298,7 +306,8 @@ class DashboardActionsIntegrationTests {
 		assertThat(deadLetters.payload("mend", dead)).hasValue(stored);
 
 		String mended = "{\"to\":\"ann@example.com\",\"copies\":2}";
-		String liveEdit = D + "/api/task/redrive-edited" + Http.query("queue", "mend", "id", live.value());
+		String liveEdit = D + "/api/task/redrive-edited"
+				+ Http.query("queue", "mend", "id", live.value(), "deadAt", Long.toString(deadAt));
 		assertThat(writer.write(D, liveEdit, mended).statusCode()).as("a live task").isEqualTo(404);
 		assertThat(scheduler.find("mend", live)).map(TaskInfo::state).hasValue(TaskState.SCHEDULED);
 		HttpResponse<String> livePayload = writer
@@ -306,7 +315,8 @@ class DashboardActionsIntegrationTests {
 		assertThat(json.readTree(Http.json(livePayload).get("json").asString()))
 			.isEqualTo(json.readTree("{\"to\":\"bob@example.com\",\"copies\":1}"));
 		String unknown = Http.query("queue", "mend", "id", "never-existed");
-		assertThat(writer.write(D, D + "/api/task/redrive-edited" + unknown, mended).statusCode()).isEqualTo(404);
+		assertThat(writer.write(D, D + "/api/task/redrive-edited" + unknown + "&deadAt=" + deadAt, mended).statusCode())
+			.isEqualTo(404);
 		assertThat(writer.get(D + "/api/task/payload" + unknown).statusCode()).isEqualTo(404);
 		assertThat(handlers.runs("mend", dead)).hasSize(1);
 		assertThat(handlers.runs("mend", live)).isEmpty();
@@ -359,7 +369,7 @@ class DashboardActionsIntegrationTests {
 		Map<String, List<TaskId>> groups = deadLetterGroups("groups-delete");
 		HttpResponse<String> negative = Http.as(context, DashboardTestApplications.WRITER)
 			.write(D, D + "/api/dead-letters/delete" + Http.query("queue", "groups-delete", "reason",
-					"retries-exhausted", "exceptionType", IllegalStateException.class.getName(), "from", "-1"));
+					"retries-exhausted", "exceptionType", IllegalStateException.class.getName(), "skip", "-1"));
 		assertThat(negative.statusCode()).isEqualTo(400);
 		List<JsonNode> steps = stepUntilDone("delete", "groups-delete", "retries-exhausted",
 				IllegalStateException.class);
@@ -376,8 +386,8 @@ class DashboardActionsIntegrationTests {
 	/**
 	 * The usual reason for a group: its handler still refuses it. Redriven, each dies
 	 * again at once and comes back as the newest dead letter; the steps leave those alone
-	 * (they are newer than the first step's {@code until}), so they end, each dead letter
-	 * redriven once.
+	 * (they walk by dead-letter time from the newest there was at the first step), so
+	 * they end, each dead letter redriven once.
 	 */
 	@Test
 	void aGroupWhoseLettersDieAgainAtOnceIsRedrivenOnceAndTheStepsEnd(CapturedOutput output) throws Exception {
@@ -389,7 +399,7 @@ class DashboardActionsIntegrationTests {
 		await().atMost(Duration.ofSeconds(30)).until(() -> deadLetters.count("groups-again") == 150);
 		List<JsonNode> steps = stepUntilDone("redrive", "groups-again", "non-retryable",
 				NonRetryableTaskException.class);
-		assertThat(steps.get(0).get("until").asLong()).isPositive();
+		assertThat(steps.get(0).get("from").asLong()).isPositive();
 		assertSteps(steps, ids, null);
 		MoreHandlers more = context.getBean(MoreHandlers.class);
 		await().atMost(WAIT).until(() -> ids.stream().allMatch((id) -> more.runs("groups-again", id) == 2));
@@ -426,21 +436,17 @@ class DashboardActionsIntegrationTests {
 	}
 
 	/**
-	 * Step through a group as the page does: from 0, then from each step's {@code next}
-	 * with the first step's {@code until}, until a step is {@code done}.
+	 * Step through a group as the page does: from the newest, then from each step's
+	 * {@code from} and {@code skip}, until a step is {@code done}.
 	 */
 	private static List<JsonNode> stepUntilDone(String action, String queue, String reason, Class<?> exceptionType)
 			throws Exception {
 		Http writer = Http.as(context, DashboardTestApplications.WRITER);
 		List<JsonNode> steps = new ArrayList<>();
-		String from = "0";
-		String until = null;
+		String cursor = "";
 		while (steps.size() < 10) {
-			String group = Http.query("queue", queue, "reason", reason, "exceptionType", exceptionType.getName(),
-					"from", from);
-			if (until != null) {
-				group += "&until=" + until;
-			}
+			String group = Http.query("queue", queue, "reason", reason, "exceptionType", exceptionType.getName())
+					+ cursor;
 			HttpResponse<String> response = writer.write(D, D + "/api/dead-letters/" + action + group);
 			assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
 			JsonNode step = Http.json(response);
@@ -448,8 +454,7 @@ class DashboardActionsIntegrationTests {
 			if (step.get("done").asBoolean()) {
 				return steps;
 			}
-			from = step.get("next").asString();
-			until = step.get("until").asString();
+			cursor = "&from=" + step.get("from").asLong() + "&skip=" + step.get("skip").asLong();
 		}
 		throw new AssertionError("Not done after 10 steps: " + steps);
 	}

@@ -111,15 +111,53 @@ public final class RedisDeadLetters implements DeadLetters {
 	}
 
 	/**
-	 * Like {@link #listing(String, int)}, from a rank of the dead set on (0 the newest):
-	 * for walking through a large dead set in bounded steps, the next step starting at
-	 * {@code offset + letters + unreadable} (fewer when entries left the set since).
+	 * Dead letters dead-lettered at or before an instant, newest first, passing over the
+	 * first {@code skip} of them: for walking a large dead set in bounded steps that
+	 * removals by others cannot shift (the next step starts at the last dead-letter time
+	 * read, passing over what it read there and left), and that never meet a dead letter
+	 * newer than their start again.
 	 * @param queue the queue
-	 * @param offset how many of the newest members to pass over
-	 * @param limit the most dead letters to return
-	 * @return the dead letters and the count of members passed over
+	 * @param maxDeadAt the newest dead-letter time to read, epoch milliseconds
+	 * @param skip how many dead letters of the newest time read to pass over
+	 * @param limit the most members to read
+	 * @return the page
 	 */
-	public DeadLetterListing listing(String queue, long offset, int limit) {
+	public DeadLetterPage page(String queue, double maxDeadAt, long skip, int limit) {
+		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		if (limit <= 0 || skip < 0) {
+			throw new IllegalArgumentException(
+					"A page reads 1 or more members from 0 or more on: " + limit + ", " + skip);
+		}
+		try {
+			Set<TypedTuple<String>> read = this.scripts.template()
+				.opsForZSet()
+				.reverseRangeByScoreWithScores(keys.dead(), Double.NEGATIVE_INFINITY, maxDeadAt, skip, limit);
+			List<TypedTuple<String>> ordered = new ArrayList<>();
+			long last = -1;
+			int atLast = 0;
+			if (read != null) {
+				for (TypedTuple<String> entry : read) {
+					long score = (entry.getScore() != null) ? entry.getScore().longValue() : -1;
+					atLast = (score == last) ? atLast + 1 : 1;
+					last = score;
+					if (idOf(entry.getValue()) != null) {
+						ordered.add(entry);
+					}
+				}
+			}
+			int members = (read != null) ? read.size() : 0;
+			if (members > ordered.size()) {
+				reportUnreadable(queue, members - ordered.size());
+			}
+			return new DeadLetterPage(letters(queue, keys, ordered), members, last, atLast);
+		}
+		catch (DataAccessException ex) {
+			throw new TaskStoreException(
+					"Redis failed to list the dead letters of queue '" + queue + "': " + ex.getMessage(), null, ex);
+		}
+	}
+
+	private DeadLetterListing listing(String queue, long offset, int limit) {
 		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
 		if (limit <= 0 || offset < 0) {
 			return new DeadLetterListing(List.of(), 0);
@@ -130,40 +168,43 @@ public final class RedisDeadLetters implements DeadLetters {
 			if (unreadable > 0) {
 				reportUnreadable(queue, unreadable);
 			}
-			if (ordered.isEmpty()) {
-				return new DeadLetterListing(List.of(), unreadable);
-			}
-			List<Object> details;
-			try {
-				details = readDetails(keys, ordered);
-			}
-			catch (RedisPipelineException ex) {
-				// A corrupt dead letter whose task key is not a hash fails its HGET, and
-				// so the pipeline: read one by one, so it cannot hide the others.
-				details = new ArrayList<>(2 * ordered.size());
-				for (TypedTuple<String> entry : ordered) {
-					details.add(readQuietly(
-							() -> this.scripts.template().opsForHash().get(keys.task(entry.getValue()), "a")));
-					details.add(
-							readQuietly(() -> this.scripts.template().opsForValue().get(keys.error(entry.getValue()))));
-				}
-			}
-			List<DeadLetter> letters = new ArrayList<>(ordered.size());
-			for (int i = 0; i < ordered.size(); i++) {
-				TypedTuple<String> entry = ordered.get(i);
-				ErrorRecord error = TaskRecords.parse((String) details.get(2 * i + 1));
-				letters.add(new DeadLetter(TaskId.of(entry.getValue()), queue,
-						(error != null) ? error.reason() : FailureReason.UNKNOWN.value(),
-						(error != null) ? error.exceptionType() : "", (error != null) ? error.message() : "",
-						(int) TaskRecords.number(details.get(2 * i)),
-						Instant.ofEpochMilli(entry.getScore().longValue()), (error != null) ? error.stackTrace() : ""));
-			}
-			return new DeadLetterListing(letters, unreadable);
+			return new DeadLetterListing(letters(queue, keys, ordered), unreadable);
 		}
 		catch (DataAccessException ex) {
 			throw new TaskStoreException(
 					"Redis failed to list the dead letters of queue '" + queue + "': " + ex.getMessage(), null, ex);
 		}
+	}
+
+	private List<DeadLetter> letters(String queue, PartitionKeys keys, List<TypedTuple<String>> ordered) {
+		if (ordered.isEmpty()) {
+			return List.of();
+		}
+		List<Object> details;
+		try {
+			details = readDetails(keys, ordered);
+		}
+		catch (RedisPipelineException ex) {
+			// A corrupt dead letter whose task key is not a hash fails its HGET, and
+			// so the pipeline: read one by one, so it cannot hide the others.
+			details = new ArrayList<>(2 * ordered.size());
+			for (TypedTuple<String> entry : ordered) {
+				details
+					.add(readQuietly(() -> this.scripts.template().opsForHash().get(keys.task(entry.getValue()), "a")));
+				details.add(readQuietly(() -> this.scripts.template().opsForValue().get(keys.error(entry.getValue()))));
+			}
+		}
+		List<DeadLetter> letters = new ArrayList<>(ordered.size());
+		for (int i = 0; i < ordered.size(); i++) {
+			TypedTuple<String> entry = ordered.get(i);
+			ErrorRecord error = TaskRecords.parse((String) details.get(2 * i + 1));
+			letters.add(new DeadLetter(TaskId.of(entry.getValue()), queue,
+					(error != null) ? error.reason() : FailureReason.UNKNOWN.value(),
+					(error != null) ? error.exceptionType() : "", (error != null) ? error.message() : "",
+					(int) TaskRecords.number(details.get(2 * i)), Instant.ofEpochMilli(entry.getScore().longValue()),
+					(error != null) ? error.stackTrace() : ""));
+		}
+		return letters;
 	}
 
 	/**
@@ -286,7 +327,15 @@ public final class RedisDeadLetters implements DeadLetters {
 	}
 
 	@Override
-	public boolean redrive(String queue, TaskId id, @Nullable Object payload) {
+	public Optional<Instant> deadAt(String queue, TaskId id) {
+		Double score = this.scripts.template()
+			.opsForZSet()
+			.score(this.settings.keys(Names.checkQueue(queue)).dead(), id.value());
+		return (score != null) ? Optional.of(Instant.ofEpochMilli(score.longValue())) : Optional.empty();
+	}
+
+	@Override
+	public boolean redrive(String queue, TaskId id, Instant deadAt, @Nullable Object payload) {
 		PayloadCodec payloads = this.codec;
 		if (payloads == null) {
 			throw new UnsupportedOperationException("These dead letters were made without a payload codec");
@@ -305,9 +354,9 @@ public final class RedisDeadLetters implements DeadLetters {
 			headers = Map.of();
 		}
 		String envelope = payloads.envelope(queue, payload, headers);
-		// Compared with the payload read above inside the script: an edit made meanwhile
-		// is not overwritten.
-		return redrive(queue, id.value(), 0, envelope, old).number(1) == 1;
+		// The script compares the dead-letter time: a dead letter redriven (and perhaps
+		// edited) since is left alone.
+		return redrive(queue, id.value(), 0, envelope, Long.toString(deadAt.toEpochMilli())).number(1) == 1;
 	}
 
 	@Override
@@ -365,14 +414,12 @@ public final class RedisDeadLetters implements DeadLetters {
 		return redrive(queue, id, offset, "", "");
 	}
 
-	private Reply redrive(String queue, String id, long offset, String newPayload, String oldPayload) {
+	private Reply redrive(String queue, String id, long offset, String newPayload, String deadAt) {
 		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
-		return new Reply(
-				this.scripts
-					.run(Script.REDRIVE, List.of(keys.dead(), keys.ready(), keys.wake(), keys.stats()),
-							List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()), Integer.toString(BATCH),
-									Long.toString(offset), id, newPayload, oldPayload),
-							queue, id.isEmpty() ? null : id));
+		return new Reply(this.scripts.run(Script.REDRIVE, List.of(keys.dead(), keys.ready(), keys.wake(), keys.stats()),
+				List.of(keys.base(), Integer.toString(this.settings.fanoutBatch()), Integer.toString(BATCH),
+						Long.toString(offset), id, newPayload, deadAt),
+				queue, id.isEmpty() ? null : id));
 	}
 
 	@Override
@@ -417,6 +464,18 @@ public final class RedisDeadLetters implements DeadLetters {
 			}
 		}
 		return deleted;
+	}
+
+	/**
+	 * A page of dead letters by dead-letter time.
+	 *
+	 * @param letters the dead letters read, newest first
+	 * @param read the members read, task ids or not
+	 * @param lastDeadAt the dead-letter time of the last member read, or -1 when none
+	 * @param readAtLast how many of the members read have that time
+	 */
+	public record DeadLetterPage(List<DeadLetter> letters, int read, long lastDeadAt, int readAtLast) {
+
 	}
 
 }

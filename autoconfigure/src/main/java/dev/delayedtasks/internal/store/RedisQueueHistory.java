@@ -98,7 +98,10 @@ public final class RedisQueueHistory {
 					continue;
 				}
 				long index = sample.getScore().longValue();
-				if (previous != null && index > previousIndex) {
+				// Counters that went down were reset (their hash lost or deleted): the
+				// series starts again from this
+				// sample rather than showing negative counts.
+				if (previous != null && index > previousIndex && !wentDown(previous, counts)) {
 					// Spread over the periods between two samples: none were written
 					// while nothing moved.
 					long periodsBetween = index - previousIndex;
@@ -113,6 +116,15 @@ public final class RedisQueueHistory {
 			}
 		}
 		return periods;
+	}
+
+	private static boolean wentDown(long[] previous, long[] counts) {
+		for (int i = 0; i < counts.length; i++) {
+			if (counts[i] < previous[i]) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static long @Nullable [] parse(@Nullable String member) {

@@ -84,21 +84,38 @@ public final class QueueHistoryRecorder implements SmartLifecycle {
 	 * Offer every handled queue's counters to the history once.
 	 */
 	void recordAll() {
+		boolean failed = false;
+		Set<String> queues;
 		try {
-			for (String queue : new TreeSet<>(this.handledQueues.get())) {
-				this.history.record(queue);
-			}
-			if (this.failing) {
-				logger.info("Recording queue history works again");
-				this.failing = false;
-			}
+			queues = new TreeSet<>(this.handledQueues.get());
 		}
 		catch (RuntimeException ex) {
-			if (!this.failing) {
-				logger.warn("Recording queue history failed; retrying every " + INTERVAL.toSeconds() + " s: " + ex);
-				this.failing = true;
+			queues = Set.of();
+			failed = reportFailure("the handled queues", ex);
+		}
+		for (String queue : queues) {
+			// One queue's failure (its master away, bad data) must not leave the others
+			// unrecorded.
+			try {
+				this.history.record(queue);
+			}
+			catch (RuntimeException | Error ex) {
+				failed = reportFailure("queue '" + queue + "'", ex);
 			}
 		}
+		if (!failed && this.failing) {
+			logger.info("Recording queue history works again");
+			this.failing = false;
+		}
+	}
+
+	private boolean reportFailure(String what, Throwable ex) {
+		if (!this.failing) {
+			logger.warn("Recording the history of " + what + " failed; retrying every " + INTERVAL.toSeconds() + " s: "
+					+ ex);
+			this.failing = true;
+		}
+		return true;
 	}
 
 }

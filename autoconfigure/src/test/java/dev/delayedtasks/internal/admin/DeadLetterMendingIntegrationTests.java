@@ -1,6 +1,7 @@
 package dev.delayedtasks.internal.admin;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -10,13 +11,11 @@ import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskRequest;
+import dev.delayedtasks.internal.admin.RedisDeadLetters.DeadLetterPage;
 import dev.delayedtasks.internal.store.ClaimedTask;
-import dev.delayedtasks.internal.store.DeadLetterListing;
 import dev.delayedtasks.internal.store.PartitionProbe;
 import dev.delayedtasks.internal.store.StoreFixture;
 import dev.delayedtasks.internal.store.TaskFailure;
-import dev.delayedtasks.internal.store.script.Reply;
-import dev.delayedtasks.internal.store.script.Script;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
@@ -63,7 +62,9 @@ class DeadLetterMendingIntegrationTests {
 		PartitionProbe probe = new PartitionProbe(this.fixture, queue);
 		TaskId dead = deadLetter(queue, TaskRequest.of(queue, new Order("A-1", "twelve")).header("tenant", "t1"));
 		TaskId other = deadLetter(queue, TaskRequest.of(queue, new Order("A-2", "two")));
-		assertThat(this.fixture.deadLetters.redrive(queue, dead, Map.of("number", "A-1", "quantity", 12))).isTrue();
+		Instant deadAt = this.fixture.deadLetters.deadAt(queue, dead).orElseThrow();
+		assertThat(this.fixture.deadLetters.redrive(queue, dead, deadAt, Map.of("number", "A-1", "quantity", 12)))
+			.isTrue();
 		assertThat(probe.ready()).containsExactly(dead.value());
 		assertThat(probe.task(dead.value())).containsEntry("s", "R").containsEntry("a", "0");
 		assertThat(this.fixture.codec.read(probe.payload(dead.value())).headers()).containsEntry("tenant", "t1");
@@ -71,27 +72,28 @@ class DeadLetterMendingIntegrationTests {
 		assertThat(this.fixture.deadLetters.list(queue, 10)).extracting(DeadLetter::id).containsExactly(other);
 		ClaimedTask claimed = this.fixture.store.claim(queue, 1, "n1").tasks().get(0);
 		assertThat(claimed.id()).isEqualTo(dead);
-		assertThat(this.fixture.deadLetters.redrive(queue, dead, Map.of("number", "A-1"))).as("no longer dead")
+		assertThat(this.fixture.deadLetters.redrive(queue, dead, deadAt, Map.of("number", "A-1"))).as("no longer dead")
 			.isFalse();
 		assertThat(probe.violations()).isEmpty();
 	}
 
 	@Test
-	void redriveWithANewPayloadChangesNothingWhenTheStoredPayloadChangedMeanwhile() {
+	void aSecondEditorDoesNotOverwriteAPayloadRedrivenAndDeadAgainSinceItWasRead() {
 		String queue = "mend-race";
 		PartitionProbe probe = new PartitionProbe(this.fixture, queue);
 		TaskId dead = deadLetter(queue, TaskRequest.of(queue, new Order("A-1", "x")));
-		String stored = probe.payload(dead.value());
-		String elses = this.fixture.codec.envelope(queue, new Order("A-1", "by someone else"), Map.of());
-		this.fixture.redis.opsForValue().set(probe.keys.payload(dead.value()), elses);
-		String mine = this.fixture.codec.envelope(queue, new Order("A-1", "mine"), Map.of());
-		// The script as the Java side calls it, with the payload it had read before the
-		// other edit.
-		Reply reply = new Reply(this.fixture.scripts.run(Script.REDRIVE,
-				List.of(probe.keys.dead(), probe.keys.ready(), probe.keys.wake(), probe.keys.stats()),
-				List.of(probe.keys.base(), "16", "500", "0", dead.value(), mine, stored), queue, dead.value()));
-		assertThat(reply.number(1)).isEqualTo(-2);
-		assertThat(probe.payload(dead.value())).isEqualTo(elses);
+		// Both editors read the dead letter; B mends it first, and it dies again.
+		Instant seenByBoth = this.fixture.deadLetters.deadAt(queue, dead).orElseThrow();
+		assertThat(this.fixture.deadLetters.redrive(queue, dead, seenByBoth, new Order("A-1", "by B"))).isTrue();
+		ClaimedTask again = this.fixture.store.claim(queue, 1, "n1").tasks().get(0);
+		probe.awaitAfter(seenByBoth.toEpochMilli());
+		this.fixture.store.fail(queue, again.lease(),
+				new TaskFailure(null, FailureReason.NON_RETRYABLE, "com.example.BadInput", "still bad"));
+		String byB = probe.payload(dead.value());
+		assertThat(this.fixture.deadLetters.redrive(queue, dead, seenByBoth, new Order("A-1", "by A")))
+			.as("A's edit of what it read")
+			.isFalse();
+		assertThat(probe.payload(dead.value())).isEqualTo(byB).contains("by B");
 		assertThat(probe.dead()).containsKey(dead.value());
 		assertThat(probe.ready()).isEmpty();
 	}
@@ -103,7 +105,8 @@ class DeadLetterMendingIntegrationTests {
 		TaskId dead = deadLetter(queue, TaskRequest.of(queue, new Order("A-1", "x")));
 		String before = probe.payload(dead.value());
 		assertThatExceptionOfType(RuntimeException.class)
-			.isThrownBy(() -> this.fixture.deadLetters.redrive(queue, dead, Map.of("blob", "x".repeat(70_000))))
+			.isThrownBy(() -> this.fixture.deadLetters.redrive(queue, dead,
+					this.fixture.deadLetters.deadAt(queue, dead).orElseThrow(), Map.of("blob", "x".repeat(70_000))))
 			.withMessageContaining("mend-too-big");
 		assertThat(probe.payload(dead.value())).isEqualTo(before);
 		assertThat(probe.dead()).containsKey(dead.value());
@@ -128,24 +131,32 @@ class DeadLetterMendingIntegrationTests {
 	}
 
 	@Test
-	void aListingFromAnOffsetWalksTheDeadSetNewestFirstInBoundedSteps() {
+	void pagesByDeadLetterTimeWalkTheDeadSetNewestFirstWhateverOthersRemoveMeanwhile() {
 		String queue = "mend-walk";
 		List<TaskId> ids = new ArrayList<>();
-		for (int i = 0; i < 7; i++) {
+		for (int i = 0; i < 9; i++) {
 			ids.add(deadLetter(queue, TaskRequest.of(queue, new Order("A-" + i, "x"))));
 		}
 		List<TaskId> walked = new ArrayList<>();
-		long offset = 0;
+		double from = Double.POSITIVE_INFINITY;
+		long skip = 0;
 		while (true) {
-			DeadLetterListing step = this.fixture.deadLetters.listing(queue, offset, 3);
-			if (step.letters().isEmpty()) {
+			DeadLetterPage page = this.fixture.deadLetters.page(queue, from, skip, 3);
+			if (page.read() == 0) {
 				break;
 			}
-			assertThat(step.letters()).hasSizeLessThanOrEqualTo(3);
-			step.letters().forEach((letter) -> walked.add(letter.id()));
-			offset += step.letters().size() + step.unreadable();
+			assertThat(page.letters()).hasSizeLessThanOrEqualTo(3);
+			page.letters().forEach((letter) -> walked.add(letter.id()));
+			skip = (page.lastDeadAt() == from) ? skip + page.readAtLast() : page.readAtLast();
+			from = page.lastDeadAt();
+			// Someone else deletes the oldest dead letter between two steps: no dead
+			// letter is passed over.
+			if (walked.size() == 3) {
+				this.fixture.deadLetters.delete(queue, ids.get(0));
+			}
 		}
-		assertThat(walked).containsExactlyElementsOf(reversed(ids));
+		List<TaskId> expected = reversed(ids.subList(1, ids.size()));
+		assertThat(walked).containsExactlyElementsOf(expected);
 	}
 
 	private TaskId deadLetter(String queue, TaskRequest request) {

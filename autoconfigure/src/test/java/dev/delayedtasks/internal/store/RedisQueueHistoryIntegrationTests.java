@@ -3,12 +3,14 @@ package dev.delayedtasks.internal.store;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 
 import dev.delayedtasks.FailureReason;
 import dev.delayedtasks.internal.store.RedisQueueHistory.Period;
 import dev.delayedtasks.internal.store.script.EvalScriptCall;
 import dev.delayedtasks.internal.store.script.ScriptClock;
 import dev.delayedtasks.internal.store.script.StoreScripts;
+import dev.delayedtasks.internal.worker.QueueHistoryRecorder;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link RedisQueueHistory} on a real Redis, its minutes moved with the test clock
@@ -104,6 +107,40 @@ class RedisQueueHistoryIntegrationTests {
 		assertThat(this.fixture.redis.getExpire(this.keys.hours())).isGreaterThan(31 * 24 * 3600L - 60);
 		assertThat(this.history.perHour(this.queue, Duration.ofDays(2), now()))
 			.allSatisfy((hour) -> assertThat(hour.created()).isGreaterThanOrEqualTo(0));
+	}
+
+	@Test
+	void countersThatWentDownStartTheSeriesAgainRatherThanCountNegative() {
+		use("history-reset");
+		run(5, 5);
+		assertThat(this.history.record(this.queue)).isTrue();
+		advance(Duration.ofMinutes(1));
+		// The counters lost on their own (a key evicted or deleted), the queue going on.
+		this.fixture.redis.delete(this.keys.stats());
+		run(1, 1);
+		assertThat(this.history.record(this.queue)).isTrue();
+		advance(Duration.ofMinutes(1));
+		run(2, 2);
+		assertThat(this.history.record(this.queue)).isTrue();
+		List<Period> minutes = this.history.perMinute(this.queue, Duration.ofMinutes(10), now());
+		assertThat(minutes).allSatisfy((minute) -> assertThat(minute.created()).isNotNegative());
+		assertThat(minutes).last().satisfies((minute) -> assertThat(minute.created()).isEqualTo(2));
+	}
+
+	@Test
+	void oneQueueWhoseRecordingFailsLeavesTheOthersRecorded() {
+		use("history-good");
+		this.fixture.redis.opsForValue().set(this.fixture.keys("history-bad").stats(), "not a hash");
+		run(1, 1);
+		QueueHistoryRecorder recorder = new QueueHistoryRecorder(this.history,
+				() -> Set.of("history-bad", "history-good"));
+		recorder.start();
+		try {
+			await().atMost(Duration.ofSeconds(5)).until(() -> this.fixture.redis.hasKey(this.keys.minutes()));
+		}
+		finally {
+			recorder.stop();
+		}
 	}
 
 	/**

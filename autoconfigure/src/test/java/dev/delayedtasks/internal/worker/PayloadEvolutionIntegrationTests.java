@@ -66,7 +66,8 @@ class PayloadEvolutionIntegrationTests {
 			assertThat(letter.attempts()).isEqualTo(1);
 			assertThat(deadLetters.payload("orders", old)).hasValueSatisfying(
 					(json) -> assertThat(json).contains("\"sku\":\"gadget\"", "\"quantity\":\"twelve\""));
-			assertThat(deadLetters.redrive("orders", old, Map.of("sku", "gadget", "quantity", 12))).isTrue();
+			assertThat(deadLetters.redrive("orders", old, letter.deadAt(), Map.of("sku", "gadget", "quantity", 12)))
+				.isTrue();
 			await().atMost(WAIT).until(() -> handler.received.contains(new OrderV2(12, "gadget")));
 			assertThat(deadLetters.count("orders")).isZero();
 		});

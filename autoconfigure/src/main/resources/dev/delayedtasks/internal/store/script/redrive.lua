@@ -8,10 +8,11 @@
 --   derived from ARGV base (same hash tag; the ids are found inside the script): t:<id> HASH, p:<id> STRING,
 --   e:<id> STRING, o:<id> HASH (the outcome record of the dead letter: a redriven task is a new incarnation)
 -- ARGV: 1 base, 2 fanoutBatch, 3 limit, 4 offset, 5 id ('' = up to limit dead entries from rank offset, oldest first),
---   6 new payload envelope for the single id ('' = keep it), 7 the envelope it replaces (compared first)
+--   6 new payload envelope for the single id ('' = keep it), 7 the dead-letter time (ms) of the dead letter whose
+--   payload the caller edited: the payload is replaced only while the id is still that dead letter
 -- Reply: {now, moved, skipped, remainingDead}; skipped entries (task hash missing, unreadable or not in state D,
 --   or payload missing) stay dead. For a single id: moved = 1, or 0 with skipped = 1, or -1 when it is not in dead,
---   or -2 when a new payload was given and the stored one is no longer the one it replaces (nothing changed).
+--   or -2 when a new payload was given and the id is no longer the dead letter of that time (nothing changed).
 -- keys: fixed=4 per-item=0
 redis.replicate_commands()
 --- @include "pread"
@@ -21,9 +22,9 @@ redis.replicate_commands()
 local dead, ready, wake, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 
 local base, fanoutBatch, limit, offset, one = ARGV[1], int(ARGV[2]), int(ARGV[3]), int(ARGV[4]), ARGV[5]
-local newPayload, oldPayload = ARGV[6] or '', ARGV[7] or ''
+local newPayload, deadAt = ARGV[6] or '', int(ARGV[7])
 if not (#KEYS == 4 and base and fanoutBatch and fanoutBatch >= 1 and limit and limit >= 0 and offset
-    and offset >= 0 and one and (newPayload == '' or one ~= '')) then
+    and offset >= 0 and one and (newPayload == '' or (one ~= '' and deadAt))) then
   return redis.error_reply('ERR redrive: bad KEYS/ARGV')
 end
 
@@ -31,10 +32,10 @@ end
 
 local ids = {}
 if one ~= '' then
-  if not redis.call('ZSCORE', dead, one) then return {now, -1, 0, redis.call('ZCARD', dead)} end
-  if newPayload ~= '' and pread('GET', base .. 'p:' .. one) ~= oldPayload then
-    return {now, -2, 0, redis.call('ZCARD', dead)}
-  end
+  local score = redis.call('ZSCORE', dead, one)
+  if not score then return {now, -1, 0, redis.call('ZCARD', dead)} end
+  -- Redriven and dead again since the editor read it: its payload may have been edited too.
+  if newPayload ~= '' and tonumber(score) ~= deadAt then return {now, -2, 0, redis.call('ZCARD', dead)} end
   ids = {one}
 elseif limit > 0 then
   ids = redis.call('ZRANGE', dead, offset, offset + limit - 1)
