@@ -373,17 +373,20 @@ class ActuatorIntegrationTests {
 				.until(() -> get(context, USER, "/actuator/delayedtasks/doomed").body().contains("\"dead\":1"));
 			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 				String scrape = get(context, USER, "/actuator/prometheus").body();
-				// A counter appears in the scrape from its first count on: one that nothing here counts (stale
-				// completions) must be a counter of the metrics reference, by its name there.
+				// A counter appears in the scrape from its first count on: one that
+				// nothing here counts (stale
+				// completions) must be a counter of the metrics reference, by its name
+				// there.
 				String reference = Files.readString(Path.of("..", "docs/monitoring.md"));
 				assertThat(metricsNamedIn("docs/grafana/delayed-tasks-dashboard.json",
 						"docs/prometheus/delayed-tasks-alerts.yml"))
 					.hasSizeGreaterThan(8)
-					.allSatisfy((name) -> assertThat(scrape.contains("\n" + name + "{")
-							|| scrape.contains("\n" + name + " ") || (name.endsWith("_total") && reference
-								.contains("| `" + name.replace("_total", "").replace('_', '.') + "` | counter |")))
-						.as(name)
-						.isTrue());
+					.allSatisfy((
+							name) -> assertThat(scrape.contains("\n" + name + "{") || scrape.contains("\n" + name + " ")
+									|| (name.endsWith("_total") && reference.contains(
+											"| `" + name.replace("_total", "").replace('_', '.') + "` | counter |")))
+								.as(name)
+								.isTrue());
 			});
 		}
 	}
