@@ -73,7 +73,7 @@ public interface DeadLetters {
 
 	/**
 	 * The payload of a dead letter as JSON, to inspect or mend (see
-	 * {@link #redrive(String, TaskId, Object)}); as stored when it is not a task
+	 * {@link #redrive(String, TaskId, Instant, Object)}); as stored when it is not a task
 	 * envelope. Payloads can hold personal data: show them only to those allowed to see
 	 * them.
 	 * @param queue the queue

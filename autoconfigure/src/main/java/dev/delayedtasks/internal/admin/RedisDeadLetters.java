@@ -84,7 +84,7 @@ public final class RedisDeadLetters implements DeadLetters {
 	 * @param scripts the scripts
 	 * @param settings limits and durations
 	 * @param codec encodes a new payload as scheduling does, or {@code null} when
-	 * {@link #redrive(String, TaskId, Object)} is not offered
+	 * {@link #redrive(String, TaskId, Instant, Object)} is not offered
 	 */
 	public RedisDeadLetters(StoreScripts scripts, StoreSettings settings, @Nullable PayloadCodec codec) {
 		this.scripts = scripts;

@@ -30,7 +30,8 @@ import static org.awaitility.Awaitility.await;
  * application's Jackson as Spring Boot configures it: a renamed field is dropped and the
  * task runs without it; a field whose type changed dead-letters the task as
  * {@code unreadable-payload} at once; redriving it with a mended payload
- * ({@link DeadLetters#redrive(String, TaskId, Object)}) runs it with the new payload.
+ * ({@link DeadLetters#redrive(String, TaskId, Instant, Object)}) runs it with the new
+ * payload.
  */
 @WithRedis
 class PayloadEvolutionIntegrationTests {
