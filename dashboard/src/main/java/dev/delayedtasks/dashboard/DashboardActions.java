@@ -62,7 +62,7 @@ public class DashboardActions {
 	 */
 	public @Nullable ActionDescriptor queueAction(String user, String queue, String action) {
 		return audited(user, action, queue, "-", () -> this.endpoint.queueAction(queue, action, null, null, null),
-				ActionDescriptor::affected);
+				ActionDescriptor::affected, (result) -> "-");
 	}
 
 	/**
@@ -81,7 +81,7 @@ public class DashboardActions {
 			}
 			return this.deadLetters.delete(queue, TaskId.of(taskId)) ? new ActionDescriptor(queue, taskId, action, 1)
 					: null;
-		}, ActionDescriptor::affected);
+		}, ActionDescriptor::affected, (result) -> taskId);
 	}
 
 	/**
@@ -99,7 +99,7 @@ public class DashboardActions {
 		return audited(user, "redrive-edited", queue, taskId,
 				() -> this.deadLetters.redrive(queue, TaskId.of(taskId), deadAt, payload)
 						? new ActionDescriptor(queue, taskId, "redrive-edited", 1) : null,
-				ActionDescriptor::affected);
+				ActionDescriptor::affected, (result) -> taskId);
 	}
 
 	/**
@@ -152,25 +152,25 @@ public class DashboardActions {
 			long nextSkip = (from != null && page.lastDeadAt() == from) ? skip + left : left;
 			return new GroupStep(page.read(), acted.size(), page.lastDeadAt(), nextSkip, this.deadLetters.count(queue),
 					page.read() == 0, acted);
-		}, (step) -> step.acted());
+		}, GroupStep::acted, (step) -> step.ids().isEmpty() ? "-" : String.join(",", step.ids()));
 	}
 
-	private <T> T audited(String user, String action, String queue, String tasks, Supplier<T> call,
-			Function<T, Number> affected) {
+	// Tried names the tasks asked for; done names those acted on, once known.
+	private <T> T audited(String user, String action, String queue, String tried, Supplier<T> call,
+			Function<T, Number> affected, Function<T, String> done) {
 		T result;
 		try {
 			result = call.get();
 		}
 		catch (RuntimeException | Error ex) {
 			// It may have reached Redis before it failed: the audit says it was tried.
-			audit.warn("user={} action={} queue={} task={} affected=unknown error={}", user, action, queue, tasks,
+			audit.warn("user={} action={} queue={} task={} affected=unknown error={}", user, action, queue, tried,
 					ex.getClass().getName());
 			throw ex;
 		}
 		this.reads.forgetOverview();
-		String ids = (result instanceof GroupStep step) ? String.join(",", step.ids()) : tasks;
-		audit.info("user={} action={} queue={} task={} affected={}", user, action, queue, ids.isEmpty() ? "-" : ids,
-				(result != null) ? affected.apply(result) : 0);
+		audit.info("user={} action={} queue={} task={} affected={}", user, action, queue,
+				(result != null) ? done.apply(result) : tried, (result != null) ? affected.apply(result) : 0);
 		return result;
 	}
 

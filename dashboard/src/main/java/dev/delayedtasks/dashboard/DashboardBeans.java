@@ -33,38 +33,47 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 class DashboardBeans {
 
-	@Bean
-	@ConditionalOnMissingBean
-	DashboardReads delayedTasksDashboardReads(RedisQueueStats stats, QueueIndex index, DelayedTaskScheduler scheduler,
-			RedisDeadLetters deadLetters, QueueControl control, ObjectProvider<DelayedTaskHandlerRegistry> registry,
-			RedisQueueBrowser browser, PayloadCodec codec, StoreScripts scripts, StoreSettings settings,
-			DelayedTasksProperties delayedTasks, DashboardProperties properties) {
-		return new DashboardReads(endpoint(stats, index, scheduler, deadLetters, control, registry, delayedTasks),
-				browser, deadLetters, codec, new RedisQueueHistory(scripts, settings), properties.refreshInterval(),
-				Clock.systemUTC());
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	DashboardController delayedTasksDashboardController(DashboardReads reads, RedisQueueStats stats, QueueIndex index,
-			DelayedTaskScheduler scheduler, RedisDeadLetters deadLetters, QueueControl control,
-			ObjectProvider<DelayedTaskHandlerRegistry> registry, DelayedTasksProperties delayedTasks,
-			DashboardAccess access, DashboardProperties properties, ObjectProvider<JsonMapper> jsonMapper) {
-		DashboardActions actions = new DashboardActions(
-				endpoint(stats, index, scheduler, deadLetters, control, registry, delayedTasks), deadLetters, reads);
-		return new DashboardController(reads, actions, access, properties,
-				jsonMapper.getIfAvailable(JsonMapper::shared));
-	}
-
 	// The endpoint's operations, whether or not Actuator exposes the endpoint: the
-	// dashboard reads and acts as the endpoint does, with its own access rules.
-	private static DelayedTasksEndpoint endpoint(RedisQueueStats stats, QueueIndex index,
+	// dashboard reads and acts as the endpoint does, with its own access rules. Held in
+	// a record so that Actuator does not take it for a second endpoint.
+	@Bean
+	DashboardEndpoint delayedTasksDashboardEndpoint(RedisQueueStats stats, QueueIndex index,
 			DelayedTaskScheduler scheduler, RedisDeadLetters deadLetters, QueueControl control,
 			ObjectProvider<DelayedTaskHandlerRegistry> registry, DelayedTasksProperties delayedTasks) {
 		DelayedTaskHandlerRegistry handlers = registry.getIfAvailable();
 		ReportedQueues reported = new ReportedQueues(delayedTasks.monitoring().maxQueues(),
 				delayedTasks.queues().keySet(), ReportedQueues.handledBy(() -> handlers));
-		return new DelayedTasksEndpoint(stats, index, scheduler, deadLetters, control, handlers, reported);
+		return new DashboardEndpoint(
+				new DelayedTasksEndpoint(stats, index, scheduler, deadLetters, control, handlers, reported));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DashboardReads delayedTasksDashboardReads(DashboardEndpoint endpoint, RedisDeadLetters deadLetters,
+			RedisQueueBrowser browser, PayloadCodec codec, StoreScripts scripts, StoreSettings settings,
+			DashboardProperties properties) {
+		return new DashboardReads(endpoint.operations(), browser, deadLetters, codec,
+				new RedisQueueHistory(scripts, settings), properties.refreshInterval(), Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DashboardController delayedTasksDashboardController(DashboardEndpoint endpoint, DashboardReads reads,
+			RedisDeadLetters deadLetters, DashboardAccess access, DashboardProperties properties,
+			ObjectProvider<JsonMapper> jsonMapper) {
+		DashboardActions actions = new DashboardActions(endpoint.operations(), deadLetters, reads);
+		return new DashboardController(reads, actions, access, properties,
+				jsonMapper.getIfAvailable(JsonMapper::shared));
+	}
+
+	/**
+	 * The operations of the {@code delayedtasks} endpoint the dashboard reads and acts
+	 * through.
+	 *
+	 * @param operations the endpoint's operations
+	 */
+	record DashboardEndpoint(DelayedTasksEndpoint operations) {
+
 	}
 
 }

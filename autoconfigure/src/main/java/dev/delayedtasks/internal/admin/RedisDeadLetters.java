@@ -19,6 +19,7 @@ import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.internal.store.DeadLetterListing;
 import dev.delayedtasks.internal.store.PartitionKeys;
+import dev.delayedtasks.internal.store.RedisQueueBrowser;
 import dev.delayedtasks.internal.store.RedisTaskStore;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.TaskRecords;
@@ -70,6 +71,8 @@ public final class RedisDeadLetters implements DeadLetters {
 
 	private final @Nullable PayloadCodec codec;
 
+	private final RedisQueueBrowser browser;
+
 	/**
 	 * Create the dead letters.
 	 * @param scripts the scripts
@@ -90,6 +93,7 @@ public final class RedisDeadLetters implements DeadLetters {
 		this.scripts = scripts;
 		this.settings = settings;
 		this.codec = codec;
+		this.browser = new RedisQueueBrowser(scripts.template(), settings.keyPrefix());
 	}
 
 	@Override
@@ -107,7 +111,22 @@ public final class RedisDeadLetters implements DeadLetters {
 	 * @return the dead letters and the count of members passed over
 	 */
 	public DeadLetterListing listing(String queue, int limit) {
-		return listing(queue, 0, limit);
+		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
+		if (limit <= 0) {
+			return new DeadLetterListing(List.of(), 0);
+		}
+		try {
+			List<TypedTuple<String>> ordered = new ArrayList<>();
+			int unreadable = newest(keys, limit, ordered);
+			if (unreadable > 0) {
+				reportUnreadable(queue, unreadable);
+			}
+			return new DeadLetterListing(letters(queue, keys, ordered), unreadable);
+		}
+		catch (DataAccessException ex) {
+			throw new TaskStoreException(
+					"Redis failed to list the dead letters of queue '" + queue + "': " + ex.getMessage(), null, ex);
+		}
 	}
 
 	/**
@@ -157,25 +176,6 @@ public final class RedisDeadLetters implements DeadLetters {
 		}
 	}
 
-	private DeadLetterListing listing(String queue, long offset, int limit) {
-		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
-		if (limit <= 0 || offset < 0) {
-			return new DeadLetterListing(List.of(), 0);
-		}
-		try {
-			List<TypedTuple<String>> ordered = new ArrayList<>();
-			int unreadable = newest(keys, offset, limit, ordered);
-			if (unreadable > 0) {
-				reportUnreadable(queue, unreadable);
-			}
-			return new DeadLetterListing(letters(queue, keys, ordered), unreadable);
-		}
-		catch (DataAccessException ex) {
-			throw new TaskStoreException(
-					"Redis failed to list the dead letters of queue '" + queue + "': " + ex.getMessage(), null, ex);
-		}
-	}
-
 	private List<DeadLetter> letters(String queue, PartitionKeys keys, List<TypedTuple<String>> ordered) {
 		if (ordered.isEmpty()) {
 			return List.of();
@@ -211,14 +211,13 @@ public final class RedisDeadLetters implements DeadLetters {
 	 * Collect the newest {@code limit} members that are task ids, reading on past the
 	 * ones that are not, but never more than {@link #MAX_PASSED_OVER} of those.
 	 * @param keys the partition's keys
-	 * @param from the rank to start at (0 the newest)
 	 * @param limit how many to collect
 	 * @param ordered where to add them, newest first
 	 * @return how many members were passed over
 	 */
-	private int newest(PartitionKeys keys, long from, int limit, List<TypedTuple<String>> ordered) {
+	private int newest(PartitionKeys keys, int limit, List<TypedTuple<String>> ordered) {
 		int unreadable = 0;
-		long offset = from;
+		long offset = 0;
 		while (ordered.size() < limit && unreadable < MAX_PASSED_OVER) {
 			// Read more at a time the more members turn out to be unreadable.
 			long count = Math.max(limit - ordered.size(), unreadable);
@@ -340,7 +339,7 @@ public final class RedisDeadLetters implements DeadLetters {
 		if (payloads == null) {
 			throw new UnsupportedOperationException("These dead letters were made without a payload codec");
 		}
-		String old = storedPayload(queue, id);
+		String old = this.browser.payload(Names.checkQueue(queue), id.value());
 		if (old == null) {
 			return false;
 		}
@@ -370,7 +369,7 @@ public final class RedisDeadLetters implements DeadLetters {
 			.score(this.settings.keys(Names.checkQueue(queue)).dead(), id.value()) == null) {
 			return Optional.empty();
 		}
-		String stored = storedPayload(queue, id);
+		String stored = this.browser.payload(Names.checkQueue(queue), id.value());
 		if (stored == null) {
 			return Optional.empty();
 		}
@@ -383,17 +382,6 @@ public final class RedisDeadLetters implements DeadLetters {
 		Reply reply = new Reply(this.scripts.run(Script.PURGE, List.of(keys.dead(), keys.stats()),
 				List.of(keys.base(), "one", "1", "0", "0", id.value()), queue, id.value()));
 		return reply.number(1) == 1;
-	}
-
-	private @Nullable String storedPayload(String queue, TaskId id) {
-		PartitionKeys keys = this.settings.keys(Names.checkQueue(queue));
-		try {
-			return this.scripts.template().opsForValue().get(keys.payload(id.value()));
-		}
-		catch (DataAccessException ex) {
-			// Not a string (bad data): there is no payload to show or to replace.
-			return null;
-		}
 	}
 
 	@Override
