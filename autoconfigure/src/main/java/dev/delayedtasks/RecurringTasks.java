@@ -58,6 +58,23 @@ public interface RecurringTasks {
 	boolean resume(String id);
 
 	/**
+	 * Run a schedule once now, outside its ticks ("trigger now"): one occurrence, an
+	 * ordinary task of the schedule's queue with the id {@code <schedule id>:<Redis time
+	 * in epoch milliseconds>}, ready at once. It runs like a tick's occurrence: the
+	 * overlap policy applies (with {@link OverlapPolicy#SKIP} it is skipped while the
+	 * previous occurrence has not finished), it becomes the last tick and its outcome the
+	 * last outcome, and, like a tick, it counts as missed when no worker starts it within
+	 * the misfire threshold. The schedule's ticks do not move.
+	 * @param id the schedule id
+	 * @return the occurrence's task id, or empty when there is no such schedule
+	 * @throws IllegalStateException if the schedule is paused (its occurrences would be
+	 * skipped): resume it first
+	 * @throws TaskStoreException if Redis cannot be reached
+	 * @since 0.3.0
+	 */
+	Optional<TaskId> trigger(String id);
+
+	/**
 	 * Every schedule, of every known queue. A schedule whose data cannot be read (corrupt
 	 * data under its key) is left out and logged, not the whole list with it. Reads each
 	 * schedule with a Redis call of its own: with many schedules, read them a page at a

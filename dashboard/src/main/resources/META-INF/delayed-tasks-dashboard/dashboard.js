@@ -154,7 +154,8 @@
 				}
 				try {
 					const done = await post(path);
-					say(done ? label + ': done (' + done.affected + ')' : label + ': nothing to do');
+					say(done ? label + ': done' + (done.task ? ' (' + done.task + ')' : done.affected !== undefined
+						? ' (' + done.affected + ')' : '') : label + ': nothing to do');
 				}
 				catch (error) {
 					say(label + ' failed: ' + error.message, true);
@@ -263,6 +264,46 @@
 							'Delete dead letter ' + letter.id + '?', 'danger')))))),
 			detail.unreadableDeadLetters > 0
 				? el('p', { class: 'error' }, detail.unreadableDeadLetters + ' dead-set members are not task ids.') : null
+		];
+	}
+
+	// The recurring schedules, a page at a time by id, with what each last did and what it missed.
+	async function schedulesPage(after) {
+		const page = await get('api/schedules' + query(after ? { after, limit: 50 } : { limit: 50 }));
+		const rows = page.schedules.map((schedule) => {
+			const which = query({ id: schedule.id });
+			return el('tr', { 'data-schedule': schedule.id },
+				el('td', {}, schedule.id, schedule.paused ? el('span', { class: 'pill paused' }, 'paused') : null),
+				el('td', {}, queueLink(schedule.queue)),
+				el('td', {}, schedule.expression, el('span', { class: 'muted' }, ' ' + schedule.zone)),
+				el('td', { 'data-field': 'next' }, schedule.paused ? '—' : time(schedule.nextTick)),
+				el('td', { 'data-field': 'last' }, schedule.lastTick
+					? taskLink(schedule.queue, schedule.id + ':' + new Date(schedule.lastTick).getTime()) : '—'),
+				el('td', { 'data-field': 'outcome' }, schedule.lastOutcome || (schedule.lastTick ? 'running' : '—')),
+				el('td', { class: 'num' }, schedule.occurrences),
+				el('td', { class: 'num', 'data-field': 'missed' }, schedule.missedTicks > 0
+					? el('span', { class: 'pill dead', title: 'last found missed ' + time(schedule.lastMissedAt) },
+						schedule.missedTicks) : 0),
+				el('td', {}, schedule.misfire.toLowerCase().replace('_', ' ') + ', overlap '
+					+ schedule.overlap.toLowerCase()),
+				el('td', {},
+					schedule.paused ? action('resume', 'api/schedule/resume' + which)
+						: action('pause', 'api/schedule/pause' + which, 'Pause schedule ' + schedule.id + '?'), ' ',
+					schedule.paused ? null : action('trigger', 'api/schedule/trigger' + which,
+						'Run ' + schedule.id + ' once now?')));
+		});
+		return [
+			el('h1', {}, 'Recurring schedules'),
+			el('table', { id: 'schedules' },
+				el('thead', {}, el('tr', {}, el('th', {}, 'Schedule'), el('th', {}, 'Queue'), el('th', {}, 'Every'),
+					el('th', {}, 'Next tick'), el('th', {}, 'Last tick'), el('th', {}, 'Last outcome'),
+					el('th', { class: 'num' }, 'Occurrences'), el('th', { class: 'num' }, 'Missed ticks'),
+					el('th', {}, 'Policies'), el('th', {}, ''))),
+				el('tbody', {}, rows)),
+			el('p', { class: 'muted' }, page.total + ' schedules',
+				after ? [' · ', el('a', { href: '#/schedules' }, 'first page')] : null,
+				page.next ? [' · ', el('a', { href: '#/schedules/after/' + encode(page.next), id: 'next-schedules' },
+					'next page')] : null)
 		];
 	}
 
@@ -400,6 +441,9 @@
 			}
 			else if (parts[0] === 'queues' && parts[2] === 'tasks' && parts.length === 4) {
 				content = await taskPage(parts[1], parts[3]);
+			}
+			else if (parts[0] === 'schedules') {
+				content = await schedulesPage(parts[1] === 'after' ? parts[2] : null);
 			}
 			else {
 				content = await overview();

@@ -23,9 +23,10 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * per page), each with its expression, zone, next and last tick, last outcome, missed
  * ticks and whether it is paused. Read-only by default, like {@code delayedtasks}; with
  * {@code management.endpoint.recurringtasks.access=unrestricted} it can also pause and
- * resume a schedule ({@code POST /actuator/recurringtasks/<id>} with
- * {@code {"action":"pause"}}). Reads come from Redis directly. An unknown schedule
- * answers {@code null} (404 over HTTP); an invalid id or action answers 400.
+ * resume a schedule, or trigger it now ({@code POST /actuator/recurringtasks/<id>} with
+ * {@code {"action":"pause"}}, {@code resume} or {@code trigger}). Reads come from Redis
+ * directly. An unknown schedule answers {@code null} (404 over HTTP); an invalid id or
+ * action answers 400.
  *
  * @author delayed-tasks
  * @since 0.2.0
@@ -75,9 +76,10 @@ public class RecurringTasksEndpoint {
 	}
 
 	/**
-	 * Pause or resume a schedule.
+	 * Pause, resume or trigger a schedule ({@code trigger} runs it once now, outside its
+	 * ticks: see {@link RecurringTasks#trigger(String)}; refused while it is paused).
 	 * @param id the schedule id
-	 * @param action {@code pause} or {@code resume}
+	 * @param action {@code pause}, {@code resume} or {@code trigger}
 	 * @return the schedule after the action, or {@code null} when unknown
 	 */
 	@WriteOperation
@@ -86,10 +88,20 @@ public class RecurringTasksEndpoint {
 		boolean found = switch (action) {
 			case "pause" -> this.recurring.pause(id);
 			case "resume" -> this.recurring.resume(id);
+			case "trigger" -> trigger(id);
 			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a schedule",
-					"Unknown action '" + action + "': use pause or resume");
+					"Unknown action '" + action + "': use pause, resume or trigger");
 		};
 		return found ? this.recurring.find(id).orElse(null) : null;
+	}
+
+	private boolean trigger(String id) {
+		try {
+			return this.recurring.trigger(id).isPresent();
+		}
+		catch (IllegalStateException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
 	}
 
 	private static String checkId(String id) {

@@ -7,6 +7,9 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.delayedtasks.DeadLetter;
+import dev.delayedtasks.RecurringSchedule;
+import dev.delayedtasks.RecurringScheduleInfo;
+import dev.delayedtasks.RecurringTasks;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
@@ -39,18 +42,64 @@ public class DashboardActions {
 
 	private final RedisDeadLetters deadLetters;
 
+	private final RecurringTasks recurring;
+
 	private final DashboardReads reads;
 
 	/**
 	 * Create the actions.
 	 * @param endpoint the endpoint whose operations act on queues and tasks
 	 * @param deadLetters the dead letters
+	 * @param recurring the recurring schedules
 	 * @param reads the reads whose kept overview an action makes stale
 	 */
-	public DashboardActions(DelayedTasksEndpoint endpoint, RedisDeadLetters deadLetters, DashboardReads reads) {
+	public DashboardActions(DelayedTasksEndpoint endpoint, RedisDeadLetters deadLetters, RecurringTasks recurring,
+			DashboardReads reads) {
 		this.endpoint = endpoint;
 		this.deadLetters = deadLetters;
+		this.recurring = recurring;
 		this.reads = reads;
+	}
+
+	/**
+	 * Pause, resume or trigger a recurring schedule ({@code trigger} runs it once now,
+	 * outside its ticks, as {@link RecurringTasks#trigger(String)} does).
+	 * @param user who asks
+	 * @param id the schedule id
+	 * @param action {@code pause}, {@code resume} or {@code trigger}
+	 * @return what was done (for a trigger, the occurrence's task id), or {@code null}
+	 * when there is no such schedule
+	 * @throws RefusedActionException when a paused schedule is triggered
+	 */
+	public @Nullable ScheduleActionDescriptor scheduleAction(String user, String id, String action) {
+		RecurringSchedule.checkId(id);
+		if (!List.of("pause", "resume", "trigger").contains(action)) {
+			throw new IllegalArgumentException(
+					"Unknown action '" + action + "' for a schedule: use pause, resume or trigger");
+		}
+		// The audit names the schedule's queue, read first; an unknown schedule has none.
+		String queue = this.recurring.find(id).map(RecurringScheduleInfo::queue).orElse("-");
+		return audited(user, action + "-schedule", queue, id, () -> {
+			String occurrence = null;
+			boolean found = switch (action) {
+				case "pause" -> this.recurring.pause(id);
+				case "resume" -> this.recurring.resume(id);
+				default -> {
+					occurrence = trigger(id);
+					yield occurrence != null;
+				}
+			};
+			return found ? new ScheduleActionDescriptor(id, action, occurrence) : null;
+		}, (done) -> 1, (done) -> (done.task() != null) ? done.task() : id);
+	}
+
+	private @Nullable String trigger(String id) {
+		try {
+			return this.recurring.trigger(id).map(TaskId::value).orElse(null);
+		}
+		catch (IllegalStateException ex) {
+			throw new RefusedActionException(ex.getMessage());
+		}
 	}
 
 	/**
@@ -172,6 +221,29 @@ public class DashboardActions {
 		audit.info("user={} action={} queue={} task={} affected={}", user, action, queue,
 				(result != null) ? done.apply(result) : tried, (result != null) ? affected.apply(result) : 0);
 		return result;
+	}
+
+	/**
+	 * An action the state of what it acts on refuses, such as a trigger of a paused
+	 * schedule.
+	 */
+	static final class RefusedActionException extends RuntimeException {
+
+		RefusedActionException(@Nullable String message) {
+			super(message);
+		}
+
+	}
+
+	/**
+	 * What an action on a schedule did.
+	 *
+	 * @param schedule the schedule id
+	 * @param action the action
+	 * @param task the occurrence a trigger created, or {@code null}
+	 */
+	public record ScheduleActionDescriptor(String schedule, String action, @Nullable String task) {
+
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.time.Clock;
 
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.RecurringTasks;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint;
 import dev.delayedtasks.autoconfigure.DelayedTasksProperties;
 import dev.delayedtasks.internal.actuate.ReportedQueues;
@@ -58,11 +59,17 @@ class DashboardBeans {
 
 	@Bean
 	@ConditionalOnMissingBean
+	DashboardSchedules delayedTasksDashboardSchedules(RecurringTasks recurring, DelayedTasksProperties delayedTasks) {
+		return new DashboardSchedules(recurring, delayedTasks.monitoring().maxSchedules());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	DashboardController delayedTasksDashboardController(DashboardEndpoint endpoint, DashboardReads reads,
-			RedisDeadLetters deadLetters, DashboardAccess access, DashboardProperties properties,
-			ObjectProvider<JsonMapper> jsonMapper) {
-		DashboardActions actions = new DashboardActions(endpoint.operations(), deadLetters, reads);
-		return new DashboardController(reads, actions, access, properties,
+			DashboardSchedules schedules, RedisDeadLetters deadLetters, RecurringTasks recurring,
+			DashboardAccess access, DashboardProperties properties, ObjectProvider<JsonMapper> jsonMapper) {
+		DashboardActions actions = new DashboardActions(endpoint.operations(), deadLetters, recurring, reads);
+		return new DashboardController(reads, schedules, actions, access, properties,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 	}
 

@@ -7,6 +7,8 @@ import java.time.Instant;
 import java.util.Map;
 
 import dev.delayedtasks.InvalidTaskRequestException;
+import dev.delayedtasks.RecurringScheduleInfo;
+import dev.delayedtasks.RecurringSchedulePage;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.TaskDescriptor;
@@ -72,6 +74,8 @@ public class DashboardController {
 
 	private final DashboardReads reads;
 
+	private final DashboardSchedules schedules;
+
 	private final DashboardActions actions;
 
 	private final DashboardAccess access;
@@ -83,14 +87,16 @@ public class DashboardController {
 	/**
 	 * Create the controller.
 	 * @param reads what the pages show
+	 * @param schedules the recurring schedules the pages show
 	 * @param actions what users do
 	 * @param access who may read and write
 	 * @param properties the settings
 	 * @param mapper reads edited payloads
 	 */
-	public DashboardController(DashboardReads reads, DashboardActions actions, DashboardAccess access,
-			DashboardProperties properties, JsonMapper mapper) {
+	public DashboardController(DashboardReads reads, DashboardSchedules schedules, DashboardActions actions,
+			DashboardAccess access, DashboardProperties properties, JsonMapper mapper) {
 		this.reads = reads;
+		this.schedules = schedules;
 		this.actions = actions;
 		this.access = access;
 		this.properties = properties;
@@ -179,6 +185,27 @@ public class DashboardController {
 				: ResponseEntity.notFound().build();
 	}
 
+	@GetMapping("/api/schedules")
+	@ResponseBody
+	RecurringSchedulePage schedules(@RequestParam(required = false) @Nullable String after,
+			@RequestParam(defaultValue = "50") int limit, HttpServletRequest request) {
+		checkRead(request);
+		return this.schedules.page(after, limit);
+	}
+
+	@GetMapping("/api/schedule")
+	ResponseEntity<RecurringScheduleInfo> schedule(@RequestParam String id, HttpServletRequest request) {
+		checkRead(request);
+		return ResponseEntity.of(this.schedules.schedule(id));
+	}
+
+	@PostMapping("/api/schedule/{action:pause|resume|trigger}")
+	ResponseEntity<DashboardActions.ScheduleActionDescriptor> scheduleAction(@PathVariable String action,
+			@RequestParam String id, HttpServletRequest request) {
+		checkWrite(request);
+		return found(this.actions.scheduleAction(this.access.user(request), id, action));
+	}
+
 	@PostMapping("/api/queue/{action:pause|resume}")
 	ResponseEntity<ActionDescriptor> queueAction(@PathVariable String action, @RequestParam String name,
 			HttpServletRequest request) {
@@ -235,6 +262,12 @@ public class DashboardController {
 	@ExceptionHandler({ IllegalArgumentException.class, InvalidTaskRequestException.class })
 	ResponseEntity<Map<String, String>> invalid(RuntimeException ex) {
 		return ResponseEntity.badRequest().body(Map.of("message", String.valueOf(ex.getMessage())));
+	}
+
+	// A paused schedule cannot be triggered: the request is valid, the state refuses it.
+	@ExceptionHandler(DashboardActions.RefusedActionException.class)
+	ResponseEntity<Map<String, String>> conflict(DashboardActions.RefusedActionException ex) {
+		return ResponseEntity.status(HttpStatus.CONFLICT).body(Map.of("message", String.valueOf(ex.getMessage())));
 	}
 
 	@ExceptionHandler(AccessRefusedException.class)

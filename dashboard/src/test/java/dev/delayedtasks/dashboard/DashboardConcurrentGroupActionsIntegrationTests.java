@@ -7,6 +7,7 @@ import java.util.List;
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.RecurringTasks;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.dashboard.DashboardActions.GroupStep;
@@ -43,7 +44,8 @@ class DashboardConcurrentGroupActionsIntegrationTests {
 			}
 			scheduler.scheduleAll(requests);
 			await().atMost(Duration.ofSeconds(30)).until(() -> deadLetters.count("review-groups") == 180);
-			DashboardActions actions = new DashboardActions(null, deadLetters, context.getBean(DashboardReads.class));
+			DashboardActions actions = new DashboardActions(null, deadLetters, context.getBean(RecurringTasks.class),
+					context.getBean(DashboardReads.class));
 			String reason = "retries-exhausted";
 			String a = IllegalStateException.class.getName();
 			String b = IllegalArgumentException.class.getName();

@@ -14,6 +14,9 @@ import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.NonRetryableTaskException;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.RecurringSchedule;
+import dev.delayedtasks.RecurringScheduleInfo;
+import dev.delayedtasks.RecurringTasks;
 import dev.delayedtasks.TaskId;
 import dev.delayedtasks.TaskInfo;
 import dev.delayedtasks.TaskState;
@@ -67,6 +70,8 @@ class DashboardSecurityIntegrationTests {
 	/** Its handler succeeds and records what it ran. */
 	private static final String WORK = "work";
 
+	private static final String GUARDED = "guarded";
+
 	/** Its handler refuses the first run of every task, for good. */
 	private static final String FAILING = "fail-once";
 
@@ -100,6 +105,7 @@ class DashboardSecurityIntegrationTests {
 		TaskId dead = scheduler.enqueue(FAILING, "fail once");
 		awaitState(shared, FAILING, dead, TaskState.DEAD);
 		List<String> reads = List.of(D + "/", D + "/assets/dashboard.js", D + "/api/session", D + "/api/queues",
+				D + "/api/schedules", D + "/api/schedule" + Http.query("id", GUARDED),
 				D + "/api/queue" + Http.query("name", WORK), D + "/api/queue/scheduled" + Http.query("name", WORK),
 				D + "/api/queue/running" + Http.query("name", WORK),
 				D + "/api/task" + Http.query("queue", WORK, "id", toCancel.value()));
@@ -493,7 +499,10 @@ class DashboardSecurityIntegrationTests {
 				D + "/api/task/run" + Http.query("queue", WORK, "id", toRun.value()),
 				D + "/api/task/redrive" + Http.query("queue", FAILING, "id", dead.value()),
 				D + "/api/task/delete" + Http.query("queue", FAILING, "id", dead.value()),
-				D + "/api/dead-letters/redrive" + group, D + "/api/dead-letters/delete" + group);
+				D + "/api/dead-letters/redrive" + group, D + "/api/dead-letters/delete" + group,
+				D + "/api/schedule/pause" + Http.query("id", GUARDED),
+				D + "/api/schedule/resume" + Http.query("id", GUARDED),
+				D + "/api/schedule/trigger" + Http.query("id", GUARDED));
 	}
 
 	private static void assertNothingChanged(ConfigurableApplicationContext context, TaskId toCancel, TaskId toRun,
@@ -508,6 +517,10 @@ class DashboardSecurityIntegrationTests {
 			.anyMatch((letter) -> letter.id().equals(dead));
 		assertThat(context.getBean(Handlers.class).ran(WORK)).doesNotContain(toRun);
 		assertThat(context.getBean(Handlers.class).runs(FAILING, dead)).hasSize(1);
+		RecurringScheduleInfo guarded = context.getBean(RecurringTasks.class).find(GUARDED).orElseThrow();
+		assertThat(guarded.paused()).isFalse();
+		assertThat(guarded.lastTick()).as("no occurrence started: none was triggered").isNull();
+		assertThat(guarded.occurrences()).as("created by the upsert, none by a trigger").isEqualTo(2);
 	}
 
 	private static HttpResponse<String> post(Http http, String path, @Nullable String csrfToken) throws Exception {
@@ -524,8 +537,11 @@ class DashboardSecurityIntegrationTests {
 		if (args.stream().noneMatch((arg) -> arg.startsWith("--test.application-chain="))) {
 			args.add("--test.application-chain=deny-all");
 		}
-		return DashboardTestApplications.start(redis, suffix, new Class<?>[] { Secured.class },
-				args.toArray(String[]::new));
+		ConfigurableApplicationContext context = DashboardTestApplications.start(redis, suffix,
+				new Class<?>[] { Secured.class }, args.toArray(String[]::new));
+		// A schedule whose ticks are far away: only a trigger would start an occurrence.
+		context.getBean(RecurringTasks.class).upsert(RecurringSchedule.fixedRate(GUARDED, WORK, Duration.ofDays(365)));
+		return context;
 	}
 
 	private static void awaitState(ConfigurableApplicationContext context, String queue, TaskId id, TaskState state) {

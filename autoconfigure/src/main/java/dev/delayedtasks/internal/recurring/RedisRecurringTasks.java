@@ -24,6 +24,7 @@ import dev.delayedtasks.RecurringScheduleInfo;
 import dev.delayedtasks.RecurringSchedulePage;
 import dev.delayedtasks.RecurringTasks;
 import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.TaskId;
 import dev.delayedtasks.internal.store.LayoutVersion;
 import dev.delayedtasks.internal.store.PartitionKeys;
 import dev.delayedtasks.internal.store.QueueIndex;
@@ -185,6 +186,13 @@ public final class RedisRecurringTasks implements RecurringTasks, OccurrenceGate
 		}
 		this.schedules.advance(queue, id, null);
 		return true;
+	}
+
+	@Override
+	public Optional<TaskId> trigger(String id) {
+		String queue = queueOf(id);
+		String occurrence = (queue != null) ? this.schedules.trigger(queue, id) : null;
+		return (occurrence != null) ? Optional.of(TaskId.of(occurrence)) : Optional.empty();
 	}
 
 	@Override

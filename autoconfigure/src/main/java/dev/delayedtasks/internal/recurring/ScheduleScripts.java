@@ -187,6 +187,28 @@ final class ScheduleScripts {
 		return !"N".equals(reply.get(1));
 	}
 
+	/**
+	 * Create one occurrence of a schedule now, outside its ticks.
+	 * @param queue the schedule's queue
+	 * @param id the schedule id
+	 * @return the occurrence's task id; {@code null} when the schedule is unknown
+	 * @throws IllegalStateException when the schedule is paused
+	 */
+	@Nullable String trigger(String queue, String id) {
+		PartitionKeys keys = this.settings.keys(queue);
+		List<Object> reply = this.scripts.run(Script.RECUR_TRIGGER,
+				List.of(keys.ready(), keys.wake(), keys.stats(), keys.meta(), keys.schedule(id)),
+				List.of(keys.base(), id, LayoutVersion.CURRENT, Integer.toString(this.settings.fanoutBatch())), queue,
+				null);
+		checkLayout(reply, queue);
+		return switch ((String) reply.get(1)) {
+			case "N" -> null;
+			case "P" -> throw new IllegalStateException(
+					"Recurring schedule '" + id + "' of queue '" + queue + "' is paused: resume it to trigger it");
+			default -> (String) reply.get(2);
+		};
+	}
+
 	static void checkLayout(List<Object> reply, String queue) {
 		if ("LAYOUT".equals(reply.get(1))) {
 			throw new DelayedTaskException("Queue '" + queue + "' in Redis has data layout version " + reply.get(2)

@@ -20,6 +20,8 @@ import dev.delayedtasks.OverlapPolicy;
 import dev.delayedtasks.RecurringSchedule;
 import dev.delayedtasks.RecurringScheduleInfo;
 import dev.delayedtasks.RecurringSchedulePage;
+import dev.delayedtasks.TaskContext;
+import dev.delayedtasks.TaskId;
 import dev.delayedtasks.internal.store.ClaimBatch;
 import dev.delayedtasks.internal.store.ClaimedTask;
 import dev.delayedtasks.internal.store.Lease;
@@ -35,6 +37,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -412,6 +415,57 @@ class RedisRecurringTasksIntegrationTests {
 		assertThat(info.paused()).isFalse();
 		assertThat(info.missedTicks()).isZero();
 		assertThat(this.one.occurrences(QUEUE, "pausing")).hasSize(2);
+	}
+
+	@Test
+	void triggerCreatesOneReadyOccurrenceThatRunsAsATickWithoutMovingTheTicks() {
+		this.one.recurring.upsert(RecurringSchedule.fixedRate("on-demand", "on-demand-queue", Duration.ofHours(1)));
+		TreeMap<Long, String> ticks = this.one.occurrences("on-demand-queue", "on-demand");
+		TaskId triggered = this.two.recurring.trigger("on-demand").orElseThrow();
+		assertThat(triggered.value()).startsWith("on-demand:");
+		long tick = Long.parseLong(triggered.value().substring("on-demand:".length()));
+		assertThat(tick).isBetween(System.currentTimeMillis() - 5000, System.currentTimeMillis() + 5000);
+		TreeMap<Long, String> after = this.one.occurrences("on-demand-queue", "on-demand");
+		assertThat(after).containsEntry(tick, "R").hasSize(ticks.size() + 1);
+		assertThat(after.tailMap(tick, false)).isEqualTo(ticks);
+		assertThat(this.one.recurring.find("on-demand").orElseThrow().occurrences()).isEqualTo(ticks.size() + 1);
+		// A worker claims it at once and the gate admits it, once.
+		RedisTaskStore store = new RedisTaskStore(new StoreScripts(this.one.redis), this.one.settings);
+		ClaimBatch batch = store.claim("on-demand-queue", 10, "n-" + System.nanoTime());
+		assertThat(batch.tasks()).extracting(ClaimedTask::id).containsExactly(triggered);
+		TaskContext context = RecurringFixture.occurrence("on-demand-queue", "on-demand", tick);
+		assertThat(this.one.recurring.admit(context)).isTrue();
+		assertThat(this.two.recurring.admit(context)).as("a second start without a release").isFalse();
+		this.one.recurring.finished(context, null);
+		RecurringScheduleInfo info = this.one.recurring.find("on-demand").orElseThrow();
+		assertThat(info.lastTick()).isEqualTo(Instant.ofEpochMilli(tick));
+		assertThat(info.lastOutcome()).isEqualTo("succeeded");
+		assertThat(info.nextTick()).as("the ticks did not move").isEqualTo(Instant.ofEpochMilli(ticks.firstKey()));
+		assertThat(info.missedTicks()).isZero();
+		this.one.recurring.remove("on-demand");
+	}
+
+	@Test
+	void aTriggeredOccurrenceFollowsTheOverlapPolicyAndAPausedOrUnknownScheduleIsNotTriggered() {
+		this.one.recurring.upsert(
+				RecurringSchedule.fixedRate("busy", "busy-queue", Duration.ofMinutes(1)).overlap(OverlapPolicy.SKIP));
+		long first = this.one.occurrences("busy-queue", "busy").firstKey();
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence("busy-queue", "busy", first))).isTrue();
+		// The first occurrence is leased by a worker and still runs.
+		this.one.redis.opsForHash().put(this.one.keys("busy-queue").task("busy:" + first), "s", "A");
+		long triggered = Long
+			.parseLong(this.one.recurring.trigger("busy").orElseThrow().value().substring("busy:".length()));
+		assertThat(this.one.recurring.admit(RecurringFixture.occurrence("busy-queue", "busy", triggered))).isFalse();
+		assertThat(this.one.skipped.get("overlap")).hasValue(1);
+		this.one.recurring.pause("busy");
+		int before = this.one.occurrences("busy-queue", "busy").size();
+		assertThatIllegalStateException().isThrownBy(() -> this.two.recurring.trigger("busy"))
+			.withMessageContaining("'busy'")
+			.withMessageContaining("paused");
+		assertThat(this.one.occurrences("busy-queue", "busy")).hasSize(before);
+		assertThat(this.one.recurring.trigger("no-such-schedule")).isEmpty();
+		this.one.recurring.remove("busy");
+		assertThat(this.one.recurring.trigger("busy")).isEmpty();
 	}
 
 	@Test

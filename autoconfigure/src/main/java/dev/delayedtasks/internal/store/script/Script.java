@@ -69,6 +69,9 @@ public enum Script {
 	/** Pause, resume or remove a recurring schedule; record an occurrence's outcome. */
 	RECUR_CONTROL("recur_control", 2, 0),
 
+	/** Create one occurrence of a recurring schedule now, outside its ticks. */
+	RECUR_TRIGGER("recur_trigger", 5, 0),
+
 	/** Ask to be told when a live task ends, or find its outcome record. */
 	TRACK("track", 3, 0);
 

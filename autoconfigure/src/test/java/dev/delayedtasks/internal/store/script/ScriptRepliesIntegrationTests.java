@@ -44,6 +44,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
@@ -165,8 +166,8 @@ class ScriptRepliesIntegrationTests {
 		// enqueue on a queue that another layout version wrote
 		this.fixture.redis.opsForHash().put(this.fixture.keys(OLD_LAYOUT).meta(), "v", "0");
 		assertThat(catchThrowable(() -> scheduler.enqueue(OLD_LAYOUT, "refused"))).isNotNull();
-		// recurring: created, same, updated; advanced and started; paused, resumed,
-		// removed
+		// recurring: created, same, updated; advanced and started; triggered; paused,
+		// trigger refused, resumed, removed
 		recurringCalls();
 
 		List<Call> calls = this.recording.calls;
@@ -197,6 +198,7 @@ class ScriptRepliesIntegrationTests {
 		assertThat(codes(calls, Script.RECUR_UPSERT)).contains("C", "S", "U");
 		assertThat(codes(calls, Script.RECUR_ADVANCE)).contains("O", "R", "P");
 		assertThat(codes(calls, Script.RECUR_CONTROL)).contains("O", "N");
+		assertThat(codes(calls, Script.RECUR_TRIGGER)).contains("O", "P");
 		assertThat(replies(calls, Script.PROMOTE)).extracting((reply) -> reply.subList(1, 3))
 			.contains(List.of(1L, 30_000L), List.of(0L, -2L));
 	}
@@ -213,8 +215,10 @@ class ScriptRepliesIntegrationTests {
 				tick, tick, Map.of(OccurrenceGate.HEADER, "every-minute"), "token");
 		assertThat(recurring.admit(occurrence)).isTrue();
 		recurring.finished(occurrence, null);
+		assertThat(recurring.trigger("every-minute")).isPresent();
 		recurring.pause("every-minute");
 		recurring.ensure("every-minute");
+		assertThatIllegalStateException().isThrownBy(() -> recurring.trigger("every-minute"));
 		recurring.resume("every-minute");
 		recurring.remove("every-minute");
 		// an occurrence that ends after its schedule was removed
