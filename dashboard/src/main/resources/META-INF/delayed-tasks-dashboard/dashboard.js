@@ -307,6 +307,34 @@
 		];
 	}
 
+	// The instances that run workers, as each reported itself in the last 30 s.
+	async function instancesPage() {
+		const data = await get('api/instances');
+		const rows = data.instances.map((instance) => el('tr', { 'data-instance': instance.id },
+			el('td', {}, instance.id), el('td', {}, instance.application || '—'),
+			el('td', {}, instance.host + ' (pid ' + instance.pid + ')'),
+			el('td', {}, time(instance.startedAt)), el('td', {}, time(instance.reportedAt)),
+			el('td', {}, instance.handlers.length === 0 ? el('span', { class: 'muted' }, 'no handlers')
+				: instance.handlers.map((handler) => el('div', { 'data-handler': handler.queue },
+					queueLink(handler.queue), ' ', handler.activeTasks + '/' + handler.concurrency + ' running',
+					handler.timerOwner ? el('span', { class: 'pill', title: 'owns the queue\'s timer' }, 'timer owner') : null,
+					handler.running ? null : el('span', { class: 'pill paused' }, 'stopped'))))));
+		const busy = data.instances.reduce((sum, i) => sum + i.handlers.reduce((s, h) => s + h.activeTasks, 0), 0);
+		const slots = data.instances.reduce((sum, i) => sum + i.handlers.reduce((s, h) => s + h.concurrency, 0), 0);
+		return [
+			el('h1', {}, 'Instances'),
+			el('div', { class: 'cards' }, el('div', { class: 'card' }, el('b', {}, data.known), 'instances'),
+				el('div', { class: 'card' }, el('b', {}, busy + '/' + slots), 'tasks running / concurrency')),
+			el('table', { id: 'instances' },
+				el('thead', {}, el('tr', {}, el('th', {}, 'Instance'), el('th', {}, 'Application'), el('th', {}, 'Host'),
+					el('th', {}, 'Started'), el('th', {}, 'Reported'), el('th', {}, 'Queues'))),
+				el('tbody', {}, rows)),
+			el('p', { class: 'muted' }, 'Instances with the worker report themselves every 10 s; one silent for 30 s '
+				+ 'leaves the list, one that stops gracefully leaves at once.',
+				data.known > data.instances.length ? ' ' + (data.known - data.instances.length) + ' more not listed.' : '')
+		];
+	}
+
 	function pageTable(id, queue, page, instantLabel) {
 		return [
 			el('table', { id },
@@ -441,6 +469,9 @@
 			}
 			else if (parts[0] === 'queues' && parts[2] === 'tasks' && parts.length === 4) {
 				content = await taskPage(parts[1], parts[3]);
+			}
+			else if (parts[0] === 'instances') {
+				content = await instancesPage();
 			}
 			else if (parts[0] === 'schedules') {
 				content = await schedulesPage(parts[1] === 'after' ? parts[2] : null);

@@ -15,6 +15,7 @@ import dev.delayedtasks.QueueControl;
 import dev.delayedtasks.ReactiveDelayedTaskScheduler;
 import dev.delayedtasks.internal.admin.DeadLetterRetention;
 import dev.delayedtasks.internal.admin.RedisDeadLetters;
+import dev.delayedtasks.internal.admin.RedisInstanceRegistry;
 import dev.delayedtasks.internal.admin.RedisQueueControl;
 import dev.delayedtasks.internal.producer.OutageBuffer;
 import dev.delayedtasks.internal.producer.ProducerLifecycle;
@@ -180,6 +181,13 @@ public final class DelayedTasksAutoConfiguration {
 	@ConditionalOnMissingBean
 	RedisQueueBrowser delayedTasksQueueBrowser(RedisConnectionFactory connectionFactory, StoreSettings settings) {
 		return new RedisQueueBrowser(new StringRedisTemplate(connectionFactory), settings.keyPrefix());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedisInstanceRegistry delayedTasksInstanceRegistry(RedisConnectionFactory connectionFactory,
+			StoreSettings settings) {
+		return new RedisInstanceRegistry(new StringRedisTemplate(connectionFactory), settings.keyPrefix());
 	}
 
 	/**

@@ -579,9 +579,14 @@ public record DelayedTasksProperties(@DefaultValue("true") boolean enabled, @Def
 	 * of created, succeeded, retried and dead-lettered tasks in Redis once a minute (a
 	 * day of minutes, a month of hours; nothing while a queue is idle), for the
 	 * dashboard's charts.
+	 * @param instances Whether instances with the worker report themselves in Redis every
+	 * 10 seconds (id, host, process, each handler's queue, concurrency, tasks running and
+	 * timer ownership; an entry that expires 30 seconds after the last report), for the
+	 * dashboard's instances page.
 	 */
 	public record Monitoring(@DefaultValue("100") int maxQueues, @DefaultValue("1000") int queueIndexWarnThreshold,
-			@DefaultValue("100") int maxSchedules, @DefaultValue("true") boolean history) {
+			@DefaultValue("100") int maxSchedules, @DefaultValue("true") boolean history,
+			@DefaultValue("true") boolean instances) {
 
 		void check(PropertyChecks checks) {
 			checks.atLeast("max-queues", this.maxQueues, 1);

@@ -1,12 +1,14 @@
 package dev.delayedtasks.autoconfigure;
 
 import java.lang.reflect.Method;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Executor;
 
 import dev.delayedtasks.DelayedTaskListener;
+import dev.delayedtasks.internal.admin.RedisInstanceRegistry;
 import dev.delayedtasks.internal.annotation.DelayedTaskHandlerBeanPostProcessor;
 import dev.delayedtasks.internal.store.RedisQueueHistory;
 import dev.delayedtasks.internal.store.StoreSettings;
@@ -16,6 +18,7 @@ import dev.delayedtasks.internal.store.codec.PayloadCodec;
 import dev.delayedtasks.internal.store.script.StoreScripts;
 import dev.delayedtasks.internal.worker.FailureRouter;
 import dev.delayedtasks.internal.worker.HandlerContainerFactory;
+import dev.delayedtasks.internal.worker.InstanceHeartbeat;
 import dev.delayedtasks.internal.worker.Listeners;
 import dev.delayedtasks.internal.worker.OccurrenceGate;
 import dev.delayedtasks.internal.worker.QueueDefaults;
@@ -216,6 +219,15 @@ class DelayedTasksWorkerConfiguration {
 			registry.getHandlers().forEach((handler) -> queues.add(handler.queue()));
 			return queues;
 		});
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "delayed-tasks.monitoring.instances", matchIfMissing = true)
+	InstanceHeartbeat delayedTasksInstanceHeartbeat(RedisInstanceRegistry instances,
+			HandlerContainerFactory containerFactory, DelayedTaskHandlerRegistry registry, Environment environment) {
+		return new InstanceHeartbeat(instances, containerFactory.instanceId(),
+				environment.getProperty("spring.application.name", ""), registry::getHandlers, Clock.systemUTC());
 	}
 
 	private static void warnIfShutdownTimeoutTooLong(Duration shutdownTimeout, Environment environment) {

@@ -9,6 +9,7 @@ import dev.delayedtasks.actuate.DelayedTasksEndpoint;
 import dev.delayedtasks.autoconfigure.DelayedTasksProperties;
 import dev.delayedtasks.internal.actuate.ReportedQueues;
 import dev.delayedtasks.internal.admin.RedisDeadLetters;
+import dev.delayedtasks.internal.admin.RedisInstanceRegistry;
 import dev.delayedtasks.internal.store.QueueIndex;
 import dev.delayedtasks.internal.store.RedisQueueBrowser;
 import dev.delayedtasks.internal.store.RedisQueueHistory;
@@ -65,11 +66,18 @@ class DashboardBeans {
 
 	@Bean
 	@ConditionalOnMissingBean
+	DashboardInstances delayedTasksDashboardInstances(RedisInstanceRegistry registry) {
+		return new DashboardInstances(registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	DashboardController delayedTasksDashboardController(DashboardEndpoint endpoint, DashboardReads reads,
-			DashboardSchedules schedules, RedisDeadLetters deadLetters, RecurringTasks recurring,
-			DashboardAccess access, DashboardProperties properties, ObjectProvider<JsonMapper> jsonMapper) {
+			DashboardSchedules schedules, DashboardInstances instances, RedisDeadLetters deadLetters,
+			RecurringTasks recurring, DashboardAccess access, DashboardProperties properties,
+			ObjectProvider<JsonMapper> jsonMapper) {
 		DashboardActions actions = new DashboardActions(endpoint.operations(), deadLetters, recurring, reads);
-		return new DashboardController(reads, schedules, actions, access, properties,
+		return new DashboardController(reads, schedules, instances, actions, access, properties,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 	}
 

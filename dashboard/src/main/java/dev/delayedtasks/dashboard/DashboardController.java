@@ -12,6 +12,7 @@ import dev.delayedtasks.RecurringSchedulePage;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.TaskDescriptor;
+import dev.delayedtasks.internal.admin.RedisInstanceRegistry;
 import dev.delayedtasks.internal.store.RedisQueueBrowser;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
@@ -76,6 +77,8 @@ public class DashboardController {
 
 	private final DashboardSchedules schedules;
 
+	private final DashboardInstances instances;
+
 	private final DashboardActions actions;
 
 	private final DashboardAccess access;
@@ -88,15 +91,17 @@ public class DashboardController {
 	 * Create the controller.
 	 * @param reads what the pages show
 	 * @param schedules the recurring schedules the pages show
+	 * @param instances the instances the pages show
 	 * @param actions what users do
 	 * @param access who may read and write
 	 * @param properties the settings
 	 * @param mapper reads edited payloads
 	 */
-	public DashboardController(DashboardReads reads, DashboardSchedules schedules, DashboardActions actions,
-			DashboardAccess access, DashboardProperties properties, JsonMapper mapper) {
+	public DashboardController(DashboardReads reads, DashboardSchedules schedules, DashboardInstances instances,
+			DashboardActions actions, DashboardAccess access, DashboardProperties properties, JsonMapper mapper) {
 		this.reads = reads;
 		this.schedules = schedules;
+		this.instances = instances;
 		this.actions = actions;
 		this.access = access;
 		this.properties = properties;
@@ -183,6 +188,13 @@ public class DashboardController {
 		String payload = this.reads.payload(queue, id);
 		return (payload != null) ? ResponseEntity.ok(new PayloadView(payload, this.reads.deadAt(queue, id)))
 				: ResponseEntity.notFound().build();
+	}
+
+	@GetMapping("/api/instances")
+	@ResponseBody
+	RedisInstanceRegistry.Instances instances(HttpServletRequest request) {
+		checkRead(request);
+		return this.instances.alive();
 	}
 
 	@GetMapping("/api/schedules")

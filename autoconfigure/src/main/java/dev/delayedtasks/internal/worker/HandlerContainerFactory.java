@@ -107,6 +107,14 @@ public final class HandlerContainerFactory {
 	}
 
 	/**
+	 * This instance's id: the one that names it as a queue's timer owner.
+	 * @return the id
+	 */
+	public String instanceId() {
+		return this.instanceId;
+	}
+
+	/**
 	 * Create the container of a handler, not started.
 	 * @param endpoint the handler
 	 * @return the container
