@@ -21,6 +21,8 @@ import dev.delayedtasks.DeadLetters;
 import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.NonRetryableTaskException;
 import dev.delayedtasks.QueueControl;
+import dev.delayedtasks.RecurringSchedule;
+import dev.delayedtasks.RecurringTasks;
 import dev.delayedtasks.ScheduleResult;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskId;
@@ -32,6 +34,7 @@ import dev.delayedtasks.dashboard.DashboardTestApplications.Handlers;
 import dev.delayedtasks.dashboard.DashboardTestApplications.Letter;
 import dev.delayedtasks.dashboard.DashboardTestApplications.Run;
 import dev.delayedtasks.dashboard.DashboardTestApplications.Secured;
+import dev.delayedtasks.internal.worker.HandlerContainerFactory;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.AfterAll;
@@ -275,6 +278,49 @@ class DashboardBrowserIntegrationTests {
 	}
 
 	/**
+	 * The schedules page lists a schedule with its ticks; "trigger" (after confirming)
+	 * runs its handler once now and the page then shows the outcome; a reader sees the
+	 * schedule without its controls; the instances page lists this application with its
+	 * queues.
+	 */
+	@Test
+	void aWriterTriggersAScheduleAndTheInstancesPageListsThisApplication() throws Exception {
+		RecurringTasks recurring = app.getBean(RecurringTasks.class);
+		Handlers handlers = app.getBean(Handlers.class);
+		recurring.upsert(RecurringSchedule.fixedRate("b-yearly", "work", Duration.ofDays(365)).payload("yearly"));
+		logIn("writer");
+		show("#/schedules");
+		By row = By.cssSelector("#schedules tr[data-schedule='b-yearly']");
+		waitFor(row);
+		assertThat(driver.findElement(row).findElement(By.cssSelector("td[data-field='last']")).getText())
+			.isEqualTo("—");
+		click(By.cssSelector("#schedules tr[data-schedule='b-yearly'] button[data-action='trigger']"));
+		Alert confirm = new WebDriverWait(driver, WAIT).until(ExpectedConditions.alertIsPresent());
+		assertThat(confirm.getText()).isEqualTo("Run b-yearly once now?");
+		confirm.accept();
+		await().atMost(WAIT)
+			.until(() -> handlers.ran("work").stream().anyMatch((id) -> id.value().startsWith("b-yearly:")));
+		await().atMost(WAIT).until(() -> "succeeded".equals(recurring.find("b-yearly").orElseThrow().lastOutcome()));
+		show("#/schedules");
+		waitForText(By.cssSelector("#schedules tr[data-schedule='b-yearly'] td[data-field='outcome']"), "succeeded");
+		screenshot("schedules");
+		logIn("reader");
+		show("#/schedules");
+		waitFor(row);
+		assertThat(driver.findElements(By.cssSelector("#schedules button.write"))).isEmpty();
+		show("#/instances");
+		String instanceId = app.getBean(HandlerContainerFactory.class).instanceId();
+		By instance = By.cssSelector("#instances tr[data-instance='" + instanceId + "']");
+		waitFor(instance);
+		assertThat(driver.findElement(instance).findElements(By.cssSelector("[data-handler]")))
+			.extracting((element) -> element.getDomAttribute("data-handler"))
+			.contains("work", FAILING, REDRIVE);
+		screenshot("instances");
+		recurring.remove("b-yearly");
+		assertOnlyRequestsToTheApplication();
+	}
+
+	/**
 	 * 105 dead letters of one group and 3 of another: "Redrive all" steps through more
 	 * than one step's worth (100) and redrives exactly the group.
 	 */
@@ -440,6 +486,12 @@ class DashboardBrowserIntegrationTests {
 		}
 		else if (fragment.startsWith("#/queues/")) {
 			waitForText(By.id("queue-name"), parts[parts.length - 1]);
+		}
+		else if (fragment.startsWith("#/schedules")) {
+			waitFor(By.id("schedules"));
+		}
+		else if (fragment.startsWith("#/instances")) {
+			waitFor(By.id("instances"));
 		}
 		else {
 			waitFor(By.id("queues"));
