@@ -89,7 +89,8 @@ public class RecurringTasksEndpoint {
 			case "pause" -> this.recurring.pause(id);
 			case "resume" -> this.recurring.resume(id);
 			case "trigger" -> trigger(id);
-			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a schedule",
+			default -> throw new InvalidEndpointRequestException(
+					"Unknown action '" + action + "' for a schedule: use pause, resume or trigger",
 					"Unknown action '" + action + "': use pause, resume or trigger");
 		};
 		return found ? this.recurring.find(id).orElse(null) : null;

@@ -31,6 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.JsonNode;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -41,6 +42,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -102,7 +104,16 @@ class RecurringAutoConfigurationIntegrationTests {
 			int ran = handler.ticks.size();
 			Thread.sleep(2500);
 			assertThat(handler.ticks).as("no run while paused").hasSizeLessThanOrEqualTo(ran + 1);
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.scheduleAction("ctx-annotated", "trigger"))
+				.withMessageContaining("paused");
 			assertThat(endpoint.scheduleAction("ctx-annotated", "resume").paused()).isFalse();
+			long before = endpoint.schedule("ctx-annotated").occurrences();
+			assertThat(endpoint.scheduleAction("ctx-annotated", "trigger").occurrences()).isGreaterThan(before);
+			assertThat(endpoint.scheduleAction("no-such-schedule", "trigger")).isNull();
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.scheduleAction("ctx-annotated", "explode"))
+				.withMessageContaining("Unknown action 'explode'");
 			assertThat(endpoint.scheduleAction("no-such-schedule", "pause")).isNull();
 			context.getBean(RecurringTasks.class).remove("ctx-annotated");
 		});
