@@ -82,12 +82,26 @@
 	}
 
 	// A line chart in SVG, drawn here: no library, nothing fetched from elsewhere.
-	function chart(id, title, periods, labelOf) {
+	const COUNTS = [['created', '#2d6cdf'], ['succeeded', '#2e8540'], ['failed', '#b3261e']];
+	const LATENESS = [['latenessP50Millis', '#2d6cdf', 'p50'], ['latenessP99Millis', '#b3261e', 'p99']];
+
+	// Lateness percentiles are bucket bounds: "up to" that many milliseconds.
+	function late(millis) {
+		if (millis === null || millis === undefined) {
+			return '—';
+		}
+		return millis > 60000 ? '> 1 min' : '≤ ' + duration(millis);
+	}
+
+	function chart(id, title, periods, labelOf, series, valueLabel) {
 		const width = 640;
 		const height = 150;
 		const pad = 30;
-		const series = [['created', '#2d6cdf'], ['succeeded', '#2e8540'], ['failed', '#b3261e']];
-		const max = Math.max(1, ...periods.flatMap((p) => series.map(([name]) => p[name])));
+		series = series || COUNTS;
+		valueLabel = valueLabel || rate;
+		// A period without a value (no run started) is left out of its line.
+		const value = (p, name) => (p[name] === null || p[name] === undefined) ? null : Math.min(p[name], 60001);
+		const max = Math.max(1, ...periods.flatMap((p) => series.map(([name]) => value(p, name) || 0)));
 		const svgNs = 'http://www.w3.org/2000/svg';
 		const svg = document.createElementNS(svgNs, 'svg');
 		svg.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
@@ -107,7 +121,7 @@
 			node.textContent = value;
 			svg.append(node);
 		};
-		text(pad - 4, 14, rate(max), 'end');
+		text(pad - 4, 14, valueLabel(max), 'end');
 		text(pad - 4, height - pad + 10, '0', 'end');
 		if (periods.length > 0) {
 			text(pad, height - 4, labelOf(periods[0].end));
@@ -115,14 +129,15 @@
 		}
 		series.forEach(([name, color]) => {
 			const line = document.createElementNS(svgNs, 'polyline');
-			line.setAttribute('points', periods.map((p, i) => x(i) + ',' + y(p[name])).join(' '));
+			line.setAttribute('points', periods.map((p, i) => value(p, name) === null ? null : x(i) + ',' + y(value(p, name)))
+				.filter((point) => point).join(' '));
 			line.setAttribute('stroke', color);
 			line.setAttribute('class', 'series');
 			line.setAttribute('data-series', name);
 			svg.append(line);
 		});
 		return el('figure', {}, el('figcaption', {}, title, ' ',
-			series.map(([name, color]) => el('span', { class: 'legend', style: 'color:' + color }, '■ ' + name))),
+			series.map(([name, color, label]) => el('span', { class: 'legend', style: 'color:' + color }, '■ ' + (label || name)))),
 			periods.length > 1 ? svg : el('p', { class: 'muted' }, 'No history yet: instances with handlers record it every minute.'));
 	}
 
@@ -187,6 +202,8 @@
 			el('td', { class: 'num' }, queue.dead > 0 ? el('span', { class: 'pill dead' }, queue.dead) : 0),
 			el('td', { class: 'num', 'data-throughput': '' }, rate(throughput.created) + ' / ' + rate(throughput.succeeded)
 				+ ' / ' + rate(throughput.failed)),
+			el('td', { class: 'num', 'data-lateness': '' }, late(throughput.latenessP50Millis) + ' / '
+				+ late(throughput.latenessP99Millis)),
 			el('td', { class: 'num' }, dueNext.minute), el('td', { class: 'num' }, dueNext.hour),
 			el('td', { class: 'num' }, dueNext.day),
 			el('td', { class: 'num' }, queue.ready > 0 ? duration(queue.oldestReadyAgeMillis) : '—'),
@@ -198,6 +215,7 @@
 				el('thead', {}, el('tr', {}, el('th', {}, 'Queue'), el('th', { class: 'num' }, 'Scheduled'),
 					el('th', { class: 'num' }, 'Ready'), el('th', { class: 'num' }, 'Running'),
 					el('th', { class: 'num' }, 'Dead'), el('th', { class: 'num', title: 'created / succeeded / failed per minute, last 5 min' }, 'Per minute'),
+					el('th', { class: 'num', title: 'start minus due time of the runs started in the last 5 min, p50 / p99' }, 'Lateness'),
 					el('th', { class: 'num' }, 'Due in 1 min'),
 					el('th', { class: 'num' }, '1 h'), el('th', { class: 'num' }, '1 day'),
 					el('th', { class: 'num' }, 'Oldest ready'), el('th', {}, 'Timer owner'),
@@ -233,7 +251,11 @@
 				chart('chart-day', 'Last day, per hour', charts ? charts.lastDay : [],
 					(end) => new Date(end).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })),
 				chart('chart-month', 'Last month, per hour', charts ? charts.lastMonth : [],
-					(end) => new Date(end).toLocaleDateString())),
+					(end) => new Date(end).toLocaleDateString()),
+				chart('lateness-hour', 'Lateness, last hour, per minute', charts ? charts.lastHour : [],
+					(end) => new Date(end).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }), LATENESS, late),
+				chart('lateness-day', 'Lateness, last day, per hour', charts ? charts.lastDay : [],
+					(end) => new Date(end).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }), LATENESS, late)),
 			el('h2', {}, 'Scheduled, earliest first'),
 			pageTable('scheduled', name, scheduled, 'Due at'),
 			el('h2', {}, 'Running, earliest lease deadline first'),
@@ -458,7 +480,12 @@
 		}, kind === 'delete' ? 'Delete all' : 'Redrive all');
 	}
 
+	// Only the latest call of route() renders: a refresh still reading when an action re-routes must not paint the
+	// state from before the action over the one after it.
+	let routes = 0;
+
 	async function route() {
+		const current = ++routes;
 		clearTimeout(timer);
 		editing = false;
 		const parts = location.hash.replace(/^#\/?/, '').split('/').filter((part) => part).map(decodeURIComponent);
@@ -479,9 +506,15 @@
 			else {
 				content = await overview();
 			}
+			if (current !== routes) {
+				return;
+			}
 			view.replaceChildren(...content.flat().filter((node) => node));
 		}
 		catch (error) {
+			if (current !== routes) {
+				return;
+			}
 			view.replaceChildren(el('p', { class: 'error', id: 'error' }, 'Could not read: ' + error.message));
 		}
 		// An open payload editor is not refreshed away under its user.

@@ -19,6 +19,7 @@ import dev.delayedtasks.internal.store.script.StoreScripts;
 import dev.delayedtasks.internal.worker.FailureRouter;
 import dev.delayedtasks.internal.worker.HandlerContainerFactory;
 import dev.delayedtasks.internal.worker.InstanceHeartbeat;
+import dev.delayedtasks.internal.worker.LatenessRecorder;
 import dev.delayedtasks.internal.worker.Listeners;
 import dev.delayedtasks.internal.worker.OccurrenceGate;
 import dev.delayedtasks.internal.worker.QueueDefaults;
@@ -213,12 +214,20 @@ class DelayedTasksWorkerConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "delayed-tasks.monitoring.history", matchIfMissing = true)
 	QueueHistoryRecorder delayedTasksQueueHistoryRecorder(StoreScripts scripts, StoreSettings storeSettings,
-			DelayedTaskHandlerRegistry registry) {
+			DelayedTaskHandlerRegistry registry, LatenessRecorder lateness) {
 		return new QueueHistoryRecorder(new RedisQueueHistory(scripts, storeSettings), () -> {
 			Set<String> queues = new TreeSet<>();
 			registry.getHandlers().forEach((handler) -> queues.add(handler.queue()));
 			return queues;
-		});
+		}, lateness);
+	}
+
+	// A listener, so the worker tells it of every run it starts.
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "delayed-tasks.monitoring.history", matchIfMissing = true)
+	LatenessRecorder delayedTasksLatenessRecorder() {
+		return new LatenessRecorder();
 	}
 
 	@Bean

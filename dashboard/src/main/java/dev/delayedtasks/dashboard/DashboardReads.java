@@ -237,9 +237,10 @@ public class DashboardReads {
 	private Throughput throughput(String queue, Instant now) {
 		List<Period> minutes = this.history.perMinute(queue, THROUGHPUT_SPAN, now);
 		double span = THROUGHPUT_SPAN.toMinutes();
+		RedisQueueHistory.Lateness lateness = this.history.lateness(queue, THROUGHPUT_SPAN, now);
 		return new Throughput(minutes.stream().mapToDouble(Period::created).sum() / span,
 				minutes.stream().mapToDouble(Period::succeeded).sum() / span,
-				minutes.stream().mapToDouble(Period::failed).sum() / span);
+				minutes.stream().mapToDouble(Period::failed).sum() / span, lateness.p50Millis(), lateness.p99Millis());
 	}
 
 	private DueNext dueNext(String queue, Instant now) {
@@ -282,13 +283,17 @@ public class DashboardReads {
 	}
 
 	/**
-	 * Tasks per minute, from the history in Redis.
+	 * Tasks per minute and the lateness of the runs started, from the history in Redis.
 	 *
 	 * @param created tasks created per minute
 	 * @param succeeded runs that succeeded per minute
 	 * @param failed runs that failed per minute (retried or dead-lettered)
+	 * @param latenessP50Millis the median lateness of the runs started, to its bucket's
+	 * bound (above 60,000: more than a minute), or {@code null} when none started
+	 * @param latenessP99Millis the 99th percentile, the same way
 	 */
-	public record Throughput(double created, double succeeded, double failed) {
+	public record Throughput(double created, double succeeded, double failed, @Nullable Long latenessP50Millis,
+			@Nullable Long latenessP99Millis) {
 
 	}
 

@@ -189,10 +189,12 @@ class DashboardBrowserIntegrationTests {
 		// when the last sample was taken.
 		assertThat(cells(failing).subList(0, 5)).containsExactly(FAILING, "0", "0", "0", "3");
 		assertThat(cells(failing).get(5)).matches("[0-9.]+ / [0-9.]+ / [0-9.]+");
-		assertThat(cells(failing).subList(6, 9)).containsExactly("0", "0", "0");
+		// Lateness p50 / p99 of the last 5 minutes, to a bucket's bound, or none yet.
+		assertThat(cells(failing).get(6)).matches("(≤ [0-9.]+ m?s|—) / (≤ [0-9.]+ m?s|—)");
+		assertThat(cells(failing).subList(7, 10)).containsExactly("0", "0", "0");
 		List<String> laterCells = cells(waitFor(By.cssSelector("#queues tr[data-queue='" + LATER + "']")));
 		assertThat(laterCells.subList(0, 5)).containsExactly(LATER, "4", "0", "0", "0");
-		assertThat(laterCells.subList(6, 9)).containsExactly("0", "1", "4");
+		assertThat(laterCells.subList(7, 10)).containsExactly("0", "1", "4");
 		assertThat(driver.findElement(By.id("user")).getText()).isEqualTo("reader (read-only)");
 		screenshot("overview");
 
@@ -209,9 +211,15 @@ class DashboardBrowserIntegrationTests {
 		waitFor(By.cssSelector("#queues tr[data-queue='" + FAILING + "']"));
 		click(By.cssSelector("a[data-queue-link='" + FAILING + "']"));
 		waitForText(By.id("queue-name"), FAILING);
-		assertThat(driver.findElements(By.cssSelector(".charts figure figcaption"))).extracting(WebElement::getText)
-			.hasSize(3)
+		List<String> captions = driver.findElements(By.cssSelector(".charts figure figcaption"))
+			.stream()
+			.map(WebElement::getText)
+			.toList();
+		assertThat(captions).hasSize(5);
+		assertThat(captions.subList(0, 3))
 			.allSatisfy((caption) -> assertThat(caption).contains("created", "succeeded", "failed"));
+		assertThat(captions.subList(3, 5))
+			.allSatisfy((caption) -> assertThat(caption).contains("Lateness", "p50", "p99"));
 		List<WebElement> groups = driver.findElements(By.cssSelector("#dead-groups tbody tr"));
 		assertThat(groups).hasSize(1);
 		assertThat(cells(groups.get(0))).startsWith("non-retryable", NonRetryableTaskException.class.getName(), "3");

@@ -53,10 +53,59 @@ public final class RedisQueueHistory {
 	 * @return whether a minute was recorded
 	 */
 	public boolean record(String queue) {
+		return record(queue, new long[LatenessBuckets.COUNT]);
+	}
+
+	/**
+	 * Add the lateness of runs started since the last call to the queue's counters, then
+	 * record them for the current minute and hour of Redis time, unless they are recorded
+	 * already or have not moved.
+	 * @param queue the queue
+	 * @param lateness runs started per {@link LatenessBuckets} bucket
+	 * @return whether a minute was recorded
+	 */
+	public boolean record(String queue, long[] lateness) {
+		if (lateness.length != LatenessBuckets.COUNT) {
+			throw new IllegalArgumentException(
+					"Lateness counts come in " + LatenessBuckets.COUNT + " buckets, not " + lateness.length);
+		}
+		boolean any = false;
+		StringBuilder counts = new StringBuilder();
+		for (long count : lateness) {
+			any |= count != 0;
+			counts.append((counts.length() > 0) ? "," : "").append(count);
+		}
 		PartitionKeys keys = this.settings.keys(queue);
 		Reply reply = new Reply(this.scripts.run(Script.HISTORY, List.of(keys.stats(), keys.minutes(), keys.hours()),
-				List.of(Integer.toString(MINUTES_KEPT), Integer.toString(HOURS_KEPT)), queue, null));
+				List.of(Integer.toString(MINUTES_KEPT), Integer.toString(HOURS_KEPT), any ? counts.toString() : ""),
+				queue, null));
 		return reply.number(1) == 1;
+	}
+
+	/**
+	 * The lateness of the runs started over a span that ends now, from the first and the
+	 * last sample in it (to a minute: the samples are per minute).
+	 * @param queue the queue
+	 * @param span how far back, at most {@link #MINUTES_KEPT} minutes
+	 * @param now the end of the span
+	 * @return the lateness, with {@code null} percentiles when no run started
+	 */
+	public Lateness lateness(String queue, Duration span, Instant now) {
+		long[] first = null;
+		long[] last = null;
+		for (Sample sample : samples(this.settings.keys(queue).minutes(), Duration.ofMinutes(1), span, now)) {
+			if (first == null || wentDown(last, sample.counts())) {
+				first = sample.counts();
+			}
+			last = sample.counts();
+		}
+		long[] started = new long[LatenessBuckets.COUNT];
+		if (first != null && last != null && first.length == last.length && last.length > 4) {
+			for (int i = 0; i < started.length; i++) {
+				started[i] = last[4 + i] - first[4 + i];
+			}
+		}
+		return Lateness.of(started);
 	}
 
 	/**
@@ -82,44 +131,61 @@ public final class RedisQueueHistory {
 	}
 
 	private List<Period> read(String key, Duration period, Duration span, Instant now) {
-		long last = now.toEpochMilli() / period.toMillis();
-		long first = last - span.toMillis() / period.toMillis();
-		// One sample before the span, for the difference that gives its first period.
-		Set<TypedTuple<String>> samples = this.scripts.template()
-			.opsForZSet()
-			.rangeByScoreWithScores(key, first - 1, last);
 		List<Period> periods = new ArrayList<>();
 		long @Nullable [] previous = null;
 		long previousIndex = 0;
-		if (samples != null) {
-			for (TypedTuple<String> sample : samples) {
-				long[] counts = parse(sample.getValue());
-				if (counts == null || sample.getScore() == null) {
-					continue;
+		for (Sample sample : samples(key, period, span, now)) {
+			long[] counts = sample.counts();
+			long index = sample.index();
+			// Counters that went down were reset (their hash lost or deleted): the series
+			// starts again from this sample rather than showing negative counts.
+			if (previous != null && index > previousIndex && !wentDown(previous, counts)) {
+				// Spread over the periods between two samples: none were written while
+				// nothing moved.
+				long periodsBetween = index - previousIndex;
+				long[] started = new long[LatenessBuckets.COUNT];
+				if (counts.length > 4 && previous.length == counts.length) {
+					for (int i = 0; i < started.length; i++) {
+						started[i] = counts[4 + i] - previous[4 + i];
+					}
 				}
-				long index = sample.getScore().longValue();
-				// Counters that went down were reset (their hash lost or deleted): the
-				// series starts again from this
-				// sample rather than showing negative counts.
-				if (previous != null && index > previousIndex && !wentDown(previous, counts)) {
-					// Spread over the periods between two samples: none were written
-					// while nothing moved.
-					long periodsBetween = index - previousIndex;
-					periods.add(new Period(Instant.ofEpochMilli(index * period.toMillis()),
-							(counts[0] - previous[0]) / (double) periodsBetween,
-							(counts[1] - previous[1]) / (double) periodsBetween,
-							(counts[2] + counts[3] - previous[2] - previous[3]) / (double) periodsBetween,
-							(counts[3] - previous[3]) / (double) periodsBetween));
-				}
-				previous = counts;
-				previousIndex = index;
+				Lateness lateness = Lateness.of(started);
+				periods.add(new Period(Instant.ofEpochMilli(index * period.toMillis()),
+						(counts[0] - previous[0]) / (double) periodsBetween,
+						(counts[1] - previous[1]) / (double) periodsBetween,
+						(counts[2] + counts[3] - previous[2] - previous[3]) / (double) periodsBetween,
+						(counts[3] - previous[3]) / (double) periodsBetween, lateness.p50Millis(),
+						lateness.p99Millis()));
 			}
+			previous = counts;
+			previousIndex = index;
 		}
 		return periods;
 	}
 
-	private static boolean wentDown(long[] previous, long[] counts) {
-		for (int i = 0; i < counts.length; i++) {
+	private List<Sample> samples(String key, Duration period, Duration span, Instant now) {
+		long last = now.toEpochMilli() / period.toMillis();
+		// The span's periods end after its start: the sample at its start is the base of
+		// the difference that gives the first.
+		long first = last - span.toMillis() / period.toMillis();
+		Set<TypedTuple<String>> read = this.scripts.template().opsForZSet().rangeByScoreWithScores(key, first, last);
+		List<Sample> samples = new ArrayList<>();
+		if (read != null) {
+			for (TypedTuple<String> sample : read) {
+				long[] counts = parse(sample.getValue());
+				if (counts != null && sample.getScore() != null) {
+					samples.add(new Sample(sample.getScore().longValue(), counts));
+				}
+			}
+		}
+		return samples;
+	}
+
+	private static boolean wentDown(long @Nullable [] previous, long[] counts) {
+		if (previous == null) {
+			return false;
+		}
+		for (int i = 0; i < Math.min(previous.length, counts.length); i++) {
 			if (counts[i] < previous[i]) {
 				return true;
 			}
@@ -127,18 +193,27 @@ public final class RedisQueueHistory {
 		return false;
 	}
 
+	// '<period>:<enq>:<done>:<retry>:<dead>' and, since lateness is kept,
+	// ':<l1>,...,<l16>'.
 	private static long @Nullable [] parse(@Nullable String member) {
 		if (member == null) {
 			return null;
 		}
 		String[] parts = member.split(":");
-		if (parts.length != 5) {
+		if (parts.length != 5 && parts.length != 6) {
 			return null;
 		}
-		long[] counts = new long[4];
+		String[] lateness = (parts.length == 6) ? parts[5].split(",") : new String[0];
+		if (lateness.length != 0 && lateness.length != LatenessBuckets.COUNT) {
+			return null;
+		}
+		long[] counts = new long[4 + lateness.length];
 		try {
 			for (int i = 0; i < 4; i++) {
 				counts[i] = Long.parseLong(parts[i + 1]);
+			}
+			for (int i = 0; i < lateness.length; i++) {
+				counts[4 + i] = Long.parseLong(lateness[i]);
 			}
 		}
 		catch (NumberFormatException ex) {
@@ -155,8 +230,38 @@ public final class RedisQueueHistory {
 	 * @param succeeded runs that succeeded
 	 * @param failed runs that failed (retried or dead-lettered)
 	 * @param deadLettered tasks dead-lettered
+	 * @param latenessP50Millis the median lateness of the runs started, to its
+	 * {@link LatenessBuckets} bound, or {@code null} when none started
+	 * @param latenessP99Millis the 99th percentile, the same way
 	 */
-	public record Period(Instant end, double created, double succeeded, double failed, double deadLettered) {
+	public record Period(Instant end, double created, double succeeded, double failed, double deadLettered,
+			@Nullable Long latenessP50Millis, @Nullable Long latenessP99Millis) {
+
+	}
+
+	/**
+	 * The lateness of the runs started over a span.
+	 *
+	 * @param started how many runs started
+	 * @param p50Millis the median lateness, to its {@link LatenessBuckets} bound
+	 * ({@link LatenessBuckets#ABOVE_MILLIS}: more than a minute), or {@code null} when
+	 * none started
+	 * @param p99Millis the 99th percentile, the same way
+	 */
+	public record Lateness(long started, @Nullable Long p50Millis, @Nullable Long p99Millis) {
+
+		static Lateness of(long[] started) {
+			long total = 0;
+			for (long count : started) {
+				total += Math.max(0, count);
+			}
+			return new Lateness(total, LatenessBuckets.percentile(started, 0.5),
+					LatenessBuckets.percentile(started, 0.99));
+		}
+
+	}
+
+	private record Sample(long index, long[] counts) {
 
 	}
 

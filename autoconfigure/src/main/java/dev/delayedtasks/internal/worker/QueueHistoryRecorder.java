@@ -17,7 +17,8 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Records the counters of the queues this instance handles into their history
- * ({@link RedisQueueHistory}) every {@link #INTERVAL}, on a daemon thread of its own (a
+ * ({@link RedisQueueHistory}), with the lateness of the runs it started since
+ * ({@link LatenessRecorder}), every {@link #INTERVAL}, on a daemon thread of its own (a
  * Redis call must not hold up the task scheduler's timeouts). Twice a minute, so that a
  * late or failed call still leaves a sample in every minute; the script keeps one per
  * minute whoever calls it. A failure is logged at most once per outage and never stops
@@ -39,6 +40,8 @@ public final class QueueHistoryRecorder implements SmartLifecycle {
 
 	private final Supplier<Set<String>> handledQueues;
 
+	private final LatenessRecorder lateness;
+
 	private @Nullable ScheduledExecutorService executor;
 
 	private volatile boolean failing;
@@ -47,10 +50,14 @@ public final class QueueHistoryRecorder implements SmartLifecycle {
 	 * Create the recorder.
 	 * @param history the history
 	 * @param handledQueues the queues this instance handles now
+	 * @param lateness the lateness of the runs this instance started, taken to Redis with
+	 * each record
 	 */
-	public QueueHistoryRecorder(RedisQueueHistory history, Supplier<Set<String>> handledQueues) {
+	public QueueHistoryRecorder(RedisQueueHistory history, Supplier<Set<String>> handledQueues,
+			LatenessRecorder lateness) {
 		this.history = history;
 		this.handledQueues = handledQueues;
+		this.lateness = lateness;
 	}
 
 	@Override
@@ -96,10 +103,14 @@ public final class QueueHistoryRecorder implements SmartLifecycle {
 		for (String queue : queues) {
 			// One queue's failure (its master away, bad data) must not leave the others
 			// unrecorded.
+			long[] started = this.lateness.take(queue);
 			try {
-				this.history.record(queue);
+				this.history.record(queue, started);
 			}
 			catch (RuntimeException | Error ex) {
+				// Counted again with the next record; a timeout that did reach Redis
+				// counts them twice, which a percentile barely notices.
+				this.lateness.giveBack(queue, started);
 				failed = reportFailure("queue '" + queue + "'", ex);
 			}
 		}

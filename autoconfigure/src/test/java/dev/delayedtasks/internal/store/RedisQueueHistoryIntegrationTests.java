@@ -3,6 +3,7 @@ package dev.delayedtasks.internal.store;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import dev.delayedtasks.FailureReason;
@@ -10,6 +11,7 @@ import dev.delayedtasks.internal.store.RedisQueueHistory.Period;
 import dev.delayedtasks.internal.store.script.EvalScriptCall;
 import dev.delayedtasks.internal.store.script.ScriptClock;
 import dev.delayedtasks.internal.store.script.StoreScripts;
+import dev.delayedtasks.internal.worker.LatenessRecorder;
 import dev.delayedtasks.internal.worker.QueueHistoryRecorder;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
@@ -128,12 +130,52 @@ class RedisQueueHistoryIntegrationTests {
 	}
 
 	@Test
+	void latenessIsReadPerMinuteAndOverASpanToItsBucketBoundsWhoeverAddedIt() {
+		use("history-lateness");
+		run(1, 1);
+		assertThat(this.history.record(this.queue)).isTrue();
+		advance(Duration.ofMinutes(1));
+		// 98 runs started up to 5 ms late, 2 up to 500 ms.
+		assertThat(this.history.record(this.queue, buckets(Map.of(5L, 98L, 500L, 2L)))).isTrue();
+		advance(Duration.ofMinutes(1));
+		assertThat(this.history.record(this.queue, buckets(Map.of(1L, 10L)))).isTrue();
+		// Another instance's counts in a minute already recorded land in the next one.
+		assertThat(this.history.record(this.queue, buckets(Map.of(60_001L, 3L)))).isFalse();
+		advance(Duration.ofMinutes(1));
+		assertThat(this.history.record(this.queue)).isTrue();
+		List<Period> minutes = this.history.perMinute(this.queue, Duration.ofMinutes(10), now());
+		assertThat(minutes).extracting(Period::latenessP50Millis).containsExactly(5L, 1L, 60_001L);
+		assertThat(minutes).extracting(Period::latenessP99Millis).containsExactly(500L, 1L, 60_001L);
+		RedisQueueHistory.Lateness lastTwo = this.history.lateness(this.queue, Duration.ofMinutes(2), now());
+		assertThat(lastTwo.started()).as("the minutes after the sample two minutes back").isEqualTo(13);
+		RedisQueueHistory.Lateness all = this.history.lateness(this.queue, Duration.ofMinutes(10), now());
+		assertThat(all.started()).isEqualTo(113);
+		assertThat(all.p50Millis()).isEqualTo(5L);
+		assertThat(all.p99Millis()).as("rank 112 of 113 is above a minute").isEqualTo(60_001L);
+		advance(Duration.ofMinutes(1));
+		assertThat(this.history.record(this.queue)).as("nothing moved").isFalse();
+		assertThat(this.history.lateness(this.queue, Duration.ofMinutes(1), now()).p50Millis())
+			.as("no run started in the span")
+			.isNull();
+		// Samples written before lateness was kept still read.
+		this.fixture.redis.opsForZSet()
+			.add(this.fixture.keys("history-old").minutes(), (minute() - 2) + ":1:1:0:0", minute() - 2);
+		this.fixture.redis.opsForZSet()
+			.add(this.fixture.keys("history-old").minutes(), (minute() - 1) + ":3:2:0:0", minute() - 1);
+		assertThat(this.history.perMinute("history-old", Duration.ofMinutes(10), now())).singleElement()
+			.satisfies((minute) -> {
+				assertThat(minute.created()).isEqualTo(2);
+				assertThat(minute.latenessP50Millis()).isNull();
+			});
+	}
+
+	@Test
 	void oneQueueWhoseRecordingFailsLeavesTheOthersRecorded() {
 		use("history-good");
 		this.fixture.redis.opsForValue().set(this.fixture.keys("history-bad").stats(), "not a hash");
 		run(1, 1);
 		QueueHistoryRecorder recorder = new QueueHistoryRecorder(this.history,
-				() -> Set.of("history-bad", "history-good"));
+				() -> Set.of("history-bad", "history-good"), new LatenessRecorder());
 		recorder.start();
 		try {
 			await().atMost(Duration.ofSeconds(5)).until(() -> this.fixture.redis.hasKey(this.keys.minutes()));
@@ -141,6 +183,17 @@ class RedisQueueHistoryIntegrationTests {
 		finally {
 			recorder.stop();
 		}
+	}
+
+	/** Counts per lateness bucket, from counts by a lateness in milliseconds. */
+	private static long[] buckets(Map<Long, Long> countsByMillis) {
+		long[] buckets = new long[LatenessBuckets.COUNT];
+		countsByMillis.forEach((millis, count) -> buckets[LatenessBuckets.of(millis)] += count);
+		return buckets;
+	}
+
+	private long minute() {
+		return now().toEpochMilli() / 60_000;
 	}
 
 	/**

@@ -1,9 +1,12 @@
 package dev.delayedtasks.internal.worker;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.internal.store.LatenessBuckets;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
@@ -30,7 +33,10 @@ class QueueHistoryRecorderIntegrationTests {
 
 	private final ApplicationContextRunner runner;
 
+	private final String keyPrefix;
+
 	QueueHistoryRecorderIntegrationTests(TestRedis redis) {
+		this.keyPrefix = redis.keyPrefix();
 		this.runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayedTasksAutoConfiguration.class))
@@ -46,25 +52,51 @@ class QueueHistoryRecorderIntegrationTests {
 			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
 			await().atMost(Duration.ofSeconds(10)).until(() -> redis.opsForZSet().zCard(minutes) == 1);
 			assertThat(redis.opsForZSet().range(minutes, 0, -1)).singleElement()
-				.satisfies((sample) -> assertThat(sample).endsWith(":0:0:0:0"));
+				.satisfies((sample) -> assertThat(sample).endsWith(":0:0:0:0:0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"));
+		});
+	}
+
+	@Test
+	void theLatenessOfTheRunsThisInstanceStartsGoesToTheQueuesCounters() {
+		this.runner.run((context) -> {
+			context.getBean(DelayedTaskScheduler.class).enqueue("charted", "late or not");
+			Handler handler = context.getBean(Handler.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> handler.runs.get() == 1);
+			context.getBean(QueueHistoryRecorder.class).recordAll();
+			String stats = context.getBean(StoreSettings.class).keys("charted").stats();
+			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+			long started = 0;
+			for (int bucket = 1; bucket <= LatenessBuckets.COUNT; bucket++) {
+				Object count = redis.opsForHash().get(stats, "l" + bucket);
+				started += (count != null) ? Long.parseLong((String) count) : 0;
+			}
+			assertThat(started).isEqualTo(1);
+			assertThat(context.getBean(LatenessRecorder.class).take("charted")).containsOnly(0L);
 		});
 	}
 
 	@Test
 	void historyOffRecordsNothing() {
-		this.runner.withPropertyValues("delayed-tasks.monitoring.history=false").run((context) -> {
-			assertThat(context).doesNotHaveBean(QueueHistoryRecorder.class);
-			String minutes = context.getBean(StoreSettings.class).keys("charted").minutes();
-			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
-			assertThat(redis.hasKey(minutes)).isFalse();
-		});
+		this.runner
+			.withPropertyValues("delayed-tasks.monitoring.history=false",
+					"delayed-tasks.key-prefix=" + this.keyPrefix + "-off")
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(QueueHistoryRecorder.class);
+				assertThat(context).doesNotHaveBean(LatenessRecorder.class);
+				String minutes = context.getBean(StoreSettings.class).keys("charted").minutes();
+				StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+				assertThat(redis.hasKey(minutes)).isFalse();
+			});
 	}
 
 	@Configuration(proxyBeanMethods = false)
 	static class Handler {
 
+		final AtomicInteger runs = new AtomicInteger();
+
 		@DelayedTaskHandler(queue = "charted")
 		void handle(String payload) {
+			this.runs.incrementAndGet();
 		}
 
 	}
