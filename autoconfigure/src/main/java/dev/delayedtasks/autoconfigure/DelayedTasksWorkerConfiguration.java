@@ -234,9 +234,14 @@ class DelayedTasksWorkerConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "delayed-tasks.monitoring.instances", matchIfMissing = true)
 	InstanceHeartbeat delayedTasksInstanceHeartbeat(RedisInstanceRegistry instances,
-			HandlerContainerFactory containerFactory, DelayedTaskHandlerRegistry registry, Environment environment) {
+			HandlerContainerFactory containerFactory, ObjectProvider<DelayedTaskHandlerRegistry> registry,
+			Environment environment) {
+		// Looked up when reporting, not injected: a bean that depends on the handler
+		// registry is stopped before it, and the instance must stay listed until its
+		// handlers have stopped.
 		return new InstanceHeartbeat(instances, containerFactory.instanceId(),
-				environment.getProperty("spring.application.name", ""), registry::getHandlers, Clock.systemUTC());
+				environment.getProperty("spring.application.name", ""), () -> registry.getObject().getHandlers(),
+				Clock.systemUTC());
 	}
 
 	private static void warnIfShutdownTimeoutTooLong(Duration shutdownTimeout, Environment environment) {

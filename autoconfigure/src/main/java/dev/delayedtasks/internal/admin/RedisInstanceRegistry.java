@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -16,8 +15,6 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.core.Cursor;
-import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -37,6 +34,16 @@ public class RedisInstanceRegistry {
 	 * The most instances read at once.
 	 */
 	public static final int MAX_READ = 500;
+
+	/**
+	 * How many batches of {@link #MAX_READ} ids a read goes through at most.
+	 */
+	static final int MAX_BATCHES = 10;
+
+	/**
+	 * How many of the least recently reported ids each report checks.
+	 */
+	static final int SWEPT_PER_REPORT = 100;
 
 	private static final Log logger = LogFactory.getLog(RedisInstanceRegistry.class);
 
@@ -64,10 +71,19 @@ public class RedisInstanceRegistry {
 	 */
 	public void report(InstanceRecord instance, Duration ttl) {
 		String json = this.mapper.writeValueAsString(instance);
+		long reportedAt = instance.reportedAt().toEpochMilli();
 		call(() -> {
 			// The entry first: an id in the index without its entry is read as gone.
 			this.redis.opsForValue().set(entry(instance.id()), json, ttl);
-			this.redis.opsForSet().add(this.index, instance.id());
+			this.redis.opsForZSet().add(this.index, instance.id(), reportedAt);
+			// Each report sweeps the ids that reported least recently, so those of
+			// crashed
+			// instances leave whether or not anyone reads the list.
+			Set<String> oldest = this.redis.opsForZSet().range(this.index, 0, SWEPT_PER_REPORT - 1);
+			if (oldest != null && !oldest.isEmpty()) {
+				removeGone(new ArrayList<>(oldest),
+						this.redis.opsForValue().multiGet(oldest.stream().map(this::entry).toList()));
+			}
 			return null;
 		});
 	}
@@ -78,66 +94,86 @@ public class RedisInstanceRegistry {
 	 */
 	public void leave(String id) {
 		call(() -> {
-			this.redis.opsForSet().remove(this.index, id);
+			this.redis.opsForZSet().remove(this.index, id);
 			this.redis.delete(entry(id));
 			return null;
 		});
 	}
 
 	/**
-	 * The instances whose entries live, by id; at most {@link #MAX_READ} of them. Ids
-	 * whose entry expired (their instance stopped reporting) leave the index.
+	 * The instances whose entries live, by id: at most {@link #MAX_READ}, those that
+	 * reported last, reading past ids whose entries expired (their instances stopped
+	 * reporting; they leave the index) up to {@link #MAX_BATCHES} batches.
 	 * @return the instances
 	 */
 	public Instances alive() {
 		return call(() -> {
-			Long total = this.redis.opsForSet().size(this.index);
-			// SSCAN may return a member twice.
-			Set<String> scanned = new LinkedHashSet<>();
-			try (Cursor<String> cursor = this.redis.opsForSet()
-				.scan(this.index, ScanOptions.scanOptions().count(MAX_READ).build())) {
-				while (cursor.hasNext() && scanned.size() < MAX_READ) {
-					scanned.add(cursor.next());
-				}
-			}
-			List<String> ids = new ArrayList<>(scanned);
-			if (ids.isEmpty()) {
-				return new Instances(List.of(), 0);
-			}
-			List<String> values = this.redis.opsForValue().multiGet(ids.stream().map(this::entry).toList());
 			List<InstanceRecord> alive = new ArrayList<>();
 			List<String> gone = new ArrayList<>();
-			for (int i = 0; i < ids.size(); i++) {
-				String value = (values != null) ? values.get(i) : null;
-				if (value == null) {
-					gone.add(ids.get(i));
-					continue;
+			long read = 0;
+			// Latest reports first; ids whose entries expired are passed over, up to a
+			// bound, so that many of them cannot hide a live instance.
+			for (int batch = 0; batch < MAX_BATCHES && alive.size() < MAX_READ; batch++) {
+				Set<String> latest = this.redis.opsForZSet().reverseRange(this.index, read, read + MAX_READ - 1);
+				if (latest == null || latest.isEmpty()) {
+					break;
 				}
-				InstanceRecord instance = read(ids.get(i), value);
-				if (instance != null) {
-					alive.add(instance);
+				List<String> ids = new ArrayList<>(latest);
+				List<String> values = this.redis.opsForValue().multiGet(ids.stream().map(this::entry).toList());
+				for (int i = 0; i < ids.size() && alive.size() < MAX_READ; i++) {
+					String value = (values != null) ? values.get(i) : null;
+					if (value == null) {
+						gone.add(ids.get(i));
+					}
+					else {
+						InstanceRecord instance = read(ids.get(i), value);
+						if (instance != null) {
+							alive.add(instance);
+						}
+					}
 				}
+				read += ids.size();
 			}
 			if (!gone.isEmpty()) {
 				// An instance that reports again between the read and this removal
 				// comes back with its next report.
-				this.redis.opsForSet().remove(this.index, gone.toArray());
+				this.redis.opsForZSet().remove(this.index, gone.toArray());
 			}
+			Long total = this.redis.opsForZSet().zCard(this.index);
+			long unread = Math.max(0, ((total != null) ? total : 0) - (read - gone.size()));
 			alive.sort(Comparator.comparing(InstanceRecord::id));
-			long known = (total != null) ? total - gone.size() : alive.size();
-			return new Instances(alive, Math.max(known, alive.size()));
+			return new Instances(alive, alive.size() + unread);
 		});
 	}
 
+	private void removeGone(List<String> ids, @Nullable List<String> values) {
+		List<String> gone = new ArrayList<>();
+		for (int i = 0; i < ids.size(); i++) {
+			if (values == null || values.get(i) == null) {
+				gone.add(ids.get(i));
+			}
+		}
+		if (!gone.isEmpty()) {
+			this.redis.opsForZSet().remove(this.index, gone.toArray());
+		}
+	}
+
 	private @Nullable InstanceRecord read(String id, String value) {
+		InstanceRecord instance;
 		try {
-			return this.mapper.readValue(value, InstanceRecord.class);
+			instance = this.mapper.readValue(value, InstanceRecord.class);
 		}
 		catch (JacksonException ex) {
 			logger
 				.warn("The report of instance '" + id + "' cannot be read; it is left out: " + ex.getOriginalMessage());
 			return null;
 		}
+		// Written by something else than an instance under this id: left out too.
+		if (!id.equals(instance.id()) || instance.startedAt() == null || instance.reportedAt() == null) {
+			logger.warn("The report of instance '" + id + "' does not name it or lacks its times; it is left out");
+			return null;
+		}
+		return instance;
 	}
 
 	private String entry(String id) {
@@ -165,8 +201,8 @@ public class RedisInstanceRegistry {
 	 * The instances read.
 	 *
 	 * @param instances the live instances read, by id
-	 * @param known how many live instances the index names (more than those read when
-	 * there are more than {@link #MAX_READ})
+	 * @param known the live instances read and the ids not read (more than those listed
+	 * when there are more than {@link #MAX_READ})
 	 */
 	public record Instances(List<InstanceRecord> instances, long known) {
 
@@ -185,6 +221,23 @@ public class RedisInstanceRegistry {
 	 */
 	public record InstanceRecord(String id, String host, long pid, String application, Instant startedAt,
 			Instant reportedAt, List<HandlerRecord> handlers) {
+
+		/**
+		 * A report as read, missing parts made empty: a report written by another version
+		 * of the library or by hand must not break the page that lists it.
+		 * @param id the instance's id
+		 * @param host its host name
+		 * @param pid its process id
+		 * @param application its application name
+		 * @param startedAt when it started
+		 * @param reportedAt when it reported
+		 * @param handlers its handlers
+		 */
+		public InstanceRecord {
+			host = (host != null) ? host : "";
+			application = (application != null) ? application : "";
+			handlers = (handlers != null) ? List.copyOf(handlers) : List.of();
+		}
 
 	}
 

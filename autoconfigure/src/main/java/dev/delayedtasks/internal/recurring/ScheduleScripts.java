@@ -166,7 +166,11 @@ final class ScheduleScripts {
 		for (String tick : stored.getOrDefault("w", "").split(",")) {
 			if (!tick.isEmpty()) {
 				long value = Long.parseLong(tick);
-				next = (next == null || value < next) ? value : next;
+				// A triggered occurrence waits in the window too, but it is not a tick.
+				Instant instant = Instant.ofEpochMilli(value);
+				if (instant.equals(ticks.next(instant.minusMillis(1)))) {
+					next = (next == null || value < next) ? value : next;
+				}
 			}
 		}
 		String n = stored.getOrDefault("n", "R");

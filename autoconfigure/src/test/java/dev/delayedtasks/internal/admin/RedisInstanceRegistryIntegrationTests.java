@@ -72,7 +72,7 @@ class RedisInstanceRegistryIntegrationTests {
 		assertThat(this.registry.alive().instances()).containsExactly(a, busier);
 		this.registry.leave("b-2");
 		assertThat(this.registry.alive().instances()).containsExactly(a);
-		assertThat(this.redis.opsForSet().isMember(this.index, "b-2")).isFalse();
+		assertThat(this.redis.opsForZSet().score(this.index, "b-2")).isNull();
 		assertThat(this.redis.hasKey(this.index + ":b-2")).isFalse();
 	}
 
@@ -85,7 +85,7 @@ class RedisInstanceRegistryIntegrationTests {
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> this.registry.alive().instances().stream().map(InstanceRecord::id).toList(),
 					(ids) -> ids.equals(List.of("alive")));
-		assertThat(this.redis.opsForSet().members(this.index)).containsExactly("alive");
+		assertThat(this.redis.opsForZSet().range(this.index, 0, -1)).containsExactly("alive");
 		assertThat(this.registry.alive().known()).isEqualTo(1);
 	}
 
@@ -93,13 +93,13 @@ class RedisInstanceRegistryIntegrationTests {
 	void oneUnreadableReportIsLeftOutAndTheOthersAreListed() {
 		this.registry.report(instance("good", List.of()), Duration.ofMinutes(1));
 		this.redis.opsForValue().set(this.index + ":bad", "{not json", Duration.ofMinutes(1));
-		this.redis.opsForSet().add(this.index, "bad");
+		this.redis.opsForZSet().add(this.index, "bad", System.currentTimeMillis());
 		assertThat(this.registry.alive().instances()).extracting(InstanceRecord::id).containsExactly("good");
 	}
 
 	@Test
 	void aRedisFailureIsATaskStoreExceptionThatNamesTheRegistry() {
-		this.redis.opsForValue().set(this.index, "not a set");
+		this.redis.opsForValue().set(this.index, "not a sorted set");
 		assertThatExceptionOfType(TaskStoreException.class).isThrownBy(() -> this.registry.alive())
 			.withMessageContaining("instance registry");
 	}

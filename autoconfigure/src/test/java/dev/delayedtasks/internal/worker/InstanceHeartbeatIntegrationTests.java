@@ -52,7 +52,8 @@ class InstanceHeartbeatIntegrationTests {
 			List<InstanceRecord> both = await().atMost(Duration.ofSeconds(30))
 				.until(() -> registry.alive().instances(), (instances) -> instances.size() == 2
 						&& instances.stream()
-							.allMatch((instance) -> instance.handlers().stream().allMatch(HandlerRecord::running))
+							.allMatch((instance) -> !instance.handlers().isEmpty()
+									&& instance.handlers().stream().allMatch(HandlerRecord::running))
 						&& instances.stream()
 							.filter((instance) -> instance.handlers().stream().anyMatch(HandlerRecord::timerOwner))
 							.count() == 1);
