@@ -37,6 +37,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * handler concurrency
  * @param manyKeys the many-keys workload; its queue's key rate limit is
  * {@code bench.many-keys.key-rate-limit} (5/10s in {@code application.yml})
+ * @param dashboard the dashboard workload
  * @param soak the soak, which only runs when named ({@code --workload=soak}) and is not
  * shrunk by {@link Size#TINY}
  * @author delayed-tasks
@@ -49,7 +50,7 @@ public record BenchmarkProperties(@DefaultValue("all") String workload, @Default
 		@DefaultValue Backlog backlog, @DefaultValue Memory memory, @DefaultValue Steady steady,
 		@DefaultValue Baseline baseline, @DefaultValue Producers producers, @DefaultValue InFlight async,
 		@DefaultValue InFlight reactive, @DefaultValue RateLimited rateLimited, @DefaultValue ManyKeys manyKeys,
-		@DefaultValue Soak soak) {
+		@DefaultValue Dashboard dashboard, @DefaultValue Soak soak) {
 
 	/**
 	 * Create the properties, replacing every size by its smoke size when {@code size} is
@@ -70,6 +71,7 @@ public record BenchmarkProperties(@DefaultValue("all") String workload, @Default
 			reactive = InFlight.TINY;
 			rateLimited = RateLimited.TINY;
 			manyKeys = ManyKeys.TINY;
+			dashboard = Dashboard.TINY;
 		}
 	}
 
@@ -254,6 +256,28 @@ public record BenchmarkProperties(@DefaultValue("all") String workload, @Default
 			@DefaultValue("16") int claimBatch, @DefaultValue("3") int rounds) {
 
 		static final ManyKeys TINY = new ManyKeys(500, 3, 16, 1);
+
+	}
+
+	/**
+	 * The dashboard's views, read through its HTTP API while Redis holds {@code tasks}
+	 * scheduled tasks in {@code queues} queues, and again while it holds
+	 * {@code smallTasks} in {@code smallQueues}, to show whether a view's cost grows with
+	 * the data. The first queue holds half of the tasks, the others share the rest.
+	 *
+	 * @param queues how many queues, all in the queue index
+	 * @param tasks how many scheduled tasks in all
+	 * @param smallQueues how many queues in the small fill
+	 * @param smallTasks how many scheduled tasks in the small fill
+	 * @param views measured views of each kind, after as many unmeasured ones (a fifth,
+	 * at least one)
+	 * @param batch requests per {@code scheduleAll} call of the fill
+	 */
+	public record Dashboard(@DefaultValue("1000") int queues, @DefaultValue("1000000") int tasks,
+			@DefaultValue("10") int smallQueues, @DefaultValue("1000") int smallTasks, @DefaultValue("50") int views,
+			@DefaultValue("1000") int batch) {
+
+		static final Dashboard TINY = new Dashboard(20, 2000, 5, 200, 5, 500);
 
 	}
 

@@ -4,8 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 
@@ -109,25 +111,51 @@ class RedisProbe {
 	 * @return calls and microseconds
 	 */
 	ScriptTime scriptTime() {
-		Properties stats = info("commandstats");
+		Map<String, CommandTime> times = commandTimes();
 		long calls = 0;
 		long micros = 0;
 		for (String command : SCRIPT_COMMANDS) {
-			String line = stats.getProperty("cmdstat_" + command);
-			if (line == null) {
-				continue;
-			}
-			for (String field : line.split(",")) {
-				String[] pair = field.split("=", 2);
-				if (pair.length == 2 && pair[0].equals("calls")) {
-					calls += Long.parseLong(pair[1]);
-				}
-				else if (pair.length == 2 && pair[0].equals("usec")) {
-					micros += Long.parseLong(pair[1]);
-				}
-			}
+			CommandTime time = times.getOrDefault(command, CommandTime.NONE);
+			calls += time.calls();
+			micros += time.micros();
 		}
 		return new ScriptTime(calls, micros);
+	}
+
+	/**
+	 * Whether a command is a script call ({@code EVAL}, {@code EVALSHA}, {@code FCALL}
+	 * and their read-only forms).
+	 * @param command the command's name, lower case
+	 * @return whether it runs a script
+	 */
+	static boolean isScript(String command) {
+		return SCRIPT_COMMANDS.contains(command);
+	}
+
+	/**
+	 * Connections Redis accepted so far ({@code total_connections_received} of
+	 * {@code INFO stats}), every client's.
+	 * @return the count
+	 */
+	long connectionsReceived() {
+		return Long.parseLong(info("stats").getProperty("total_connections_received", "0"));
+	}
+
+	/**
+	 * Every command's calls and the time Redis spent in it so far, from
+	 * {@code INFO commandstats} (every client's; a command a script called counts under
+	 * its own name too, and in the script's time).
+	 * @return calls and microseconds by command name, lower case
+	 */
+	Map<String, CommandTime> commandTimes() {
+		Properties stats = info("commandstats");
+		Map<String, CommandTime> times = new HashMap<>();
+		for (String name : stats.stringPropertyNames()) {
+			if (name.startsWith("cmdstat_")) {
+				times.put(name.substring("cmdstat_".length()), CommandTime.parse(stats.getProperty(name)));
+			}
+		}
+		return times;
 	}
 
 	/**
@@ -271,6 +299,17 @@ class RedisProbe {
 		Long count = connection.keyCommands().unlink(keys.toArray(byte[][]::new));
 		keys.clear();
 		return (count != null) ? count : 0;
+	}
+
+	/**
+	 * Delete every key of the queues whose names start with the given text, in one pass
+	 * over the keys.
+	 * @param namePrefix the start of the queues' names
+	 * @return the keys deleted
+	 */
+	long deleteQueuesNamed(String namePrefix) {
+		String base = this.settings.keys(namePrefix).base();
+		return deleteMatching(base.substring(0, base.indexOf(namePrefix) + namePrefix.length()));
 	}
 
 	private Properties info(String section) {

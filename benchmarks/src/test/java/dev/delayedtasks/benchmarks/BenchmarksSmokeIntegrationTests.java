@@ -29,7 +29,9 @@ class BenchmarksSmokeIntegrationTests {
 		assertThat(runner.results()).extracting(WorkloadResult::workload)
 			.containsExactly("startup", "redis-baseline", "delayed", "immediate", "immediate-batch",
 					"immediate-tracked", "immediate-tracked16", "retry", "backlog", "memory", "steady", "producers",
-					"async", "reactive", "rate-limited", "many-keys");
+					"async", "reactive", "rate-limited", "many-keys", "dashboard-overview", "dashboard-overview-cached",
+					"dashboard-queue", "dashboard-charts", "dashboard-scheduled", "dashboard-running", "dashboard-task",
+					"dashboard-schedules");
 		// Every workload that runs tasks: the Redis baseline runs none, and the startup
 		// workload counts only lost runs.
 		assertThat(runner.results()).filteredOn((result) -> result.fields().containsKey("early"))
@@ -83,6 +85,30 @@ class BenchmarksSmokeIntegrationTests {
 				assertThat(Double.parseDouble(keys.fields().get("script_us_per_claim"))).isPositive();
 				assertThat(Double.parseDouble(keys.fields().get("control_script_us_per_claim"))).isPositive();
 			});
+		// The tiny fill is 2,000 tasks in 20 queues, against 200 in 5.
+		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("dashboard-overview"))
+			.singleElement()
+			.satisfies((overview) -> {
+				assertThat(overview.fields()).containsEntry("queues", "20")
+					.containsEntry("small_queues", "5")
+					.containsEntry("max_queues", "100")
+					.containsEntry("unreported_queues", "0");
+				assertThat(Integer.parseInt(overview.fields().get("reported_queues"))).isGreaterThanOrEqualTo(20);
+				assertThat(overview.fields().get("commands")).contains("smembers:1", "evalsha:");
+				assertThat(Double.parseDouble(overview.fields().get("redis_us_per_view"))).isPositive();
+			});
+		assertThat(runner.results()).filteredOn((result) -> result.workload().startsWith("dashboard-"))
+			.hasSize(8)
+			.allSatisfy((view) -> assertThat(view.fields()).containsKeys("redis_us_per_view", "redis_cpu_us_per_view",
+					"p50_ms", "p99_ms", "small_redis_us_per_view", "growth"));
+		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("dashboard-overview-cached"))
+			.singleElement()
+			.satisfies((cached) -> assertThat(cached.fields()).containsEntry("calls_per_view", "0.0"));
+		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("dashboard-scheduled"))
+			.singleElement()
+			.satisfies((scheduled) -> assertThat(scheduled.fields())
+				.containsEntry("commands", "sismember:1,zcard:1,zrange:1")
+				.containsEntry("small_commands", "sismember:1,zcard:1,zrange:1"));
 		Path report = runner.reportFile();
 		assertThat(report).isNotNull().exists().isRegularFile();
 		assertThat(report.getParent()).endsWith(Path.of("target", "reports"));
