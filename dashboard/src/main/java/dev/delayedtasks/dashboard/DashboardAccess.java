@@ -40,18 +40,8 @@ public interface DashboardAccess {
 	 * @param request the request
 	 * @return the token, or {@code null} when writes need none
 	 */
-	default @Nullable CsrfView csrf(HttpServletRequest request) {
+	default @Nullable DashboardCsrfToken csrf(HttpServletRequest request) {
 		return null;
-	}
-
-	/**
-	 * A CSRF token and the header that carries it.
-	 *
-	 * @param headerName the header
-	 * @param token the token
-	 */
-	record CsrfView(String headerName, String token) {
-
 	}
 
 	/**

@@ -71,7 +71,7 @@ public final class DashboardAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass({ SecurityFilterChain.class, HttpSecurity.class })
 	@ConditionalOnBooleanProperty(name = "delayed-tasks.dashboard.enabled", matchIfMissing = true)
-	@Import(DashboardBeans.class)
+	@Import(DashboardControllerConfiguration.class)
 	static class SecuredDashboardConfiguration {
 
 		@Bean
@@ -108,9 +108,7 @@ public final class DashboardAutoConfiguration {
 			http.exceptionHandling((exceptions) -> exceptions.accessDeniedHandler((request, response, denied) -> {
 				response.setStatus(HttpServletResponse.SC_FORBIDDEN);
 				response.setContentType("application/json");
-				response.getWriter()
-					.write("{\"message\":\"Refused: the dashboard's writes need the role " + properties.writeRole()
-							+ " and the page's CSRF token (reload the page)\"}");
+				response.getWriter().write(DashboardMessages.securityRefusal(properties));
 			}));
 			return http.build();
 		}
@@ -120,18 +118,14 @@ public final class DashboardAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnMissingClass("org.springframework.security.web.SecurityFilterChain")
 	@ConditionalOnBooleanProperty(name = "delayed-tasks.dashboard.enabled")
-	@Import(DashboardBeans.class)
+	@Import(DashboardControllerConfiguration.class)
 	static class OpenDashboardConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
 		DashboardAccess delayedTasksDashboardAccess(DashboardProperties properties) {
-			boolean writes = properties.isWritesEnabled(false);
-			logger.warn("The delayed-tasks dashboard at {} runs without Spring Security: anyone who reaches it can {}",
-					properties.path(),
-					writes ? "pause queues and cancel, run and redrive tasks (delayed-tasks.dashboard.writes-enabled)"
-							: "see its queues and tasks (it is read-only)");
-			return new DashboardAccess.Open(writes);
+			logger.warn(DashboardMessages.withoutSecurity(properties));
+			return new DashboardAccess.Open(properties.isWritesEnabled(false));
 		}
 
 	}

@@ -26,8 +26,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The dashboard's reads and controller, imported only by the configuration that decided
- * who may use the dashboard.
+ * The dashboard's reads and API, whatever the web stack, imported only by the
+ * configuration that decided who may use the dashboard.
  *
  * @author delayed-tasks
  * @since 0.3.0
@@ -72,12 +72,11 @@ class DashboardBeans {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DashboardController delayedTasksDashboardController(DashboardEndpoint endpoint, DashboardReads reads,
+	DashboardApi delayedTasksDashboardApi(DashboardEndpoint endpoint, DashboardReads reads,
 			DashboardSchedules schedules, DashboardInstances instances, RedisDeadLetters deadLetters,
-			RecurringTasks recurring, DashboardAccess access, DashboardProperties properties,
-			ObjectProvider<JsonMapper> jsonMapper) {
+			RecurringTasks recurring, DashboardProperties properties, ObjectProvider<JsonMapper> jsonMapper) {
 		DashboardActions actions = new DashboardActions(endpoint.operations(), deadLetters, recurring, reads);
-		return new DashboardController(reads, schedules, instances, actions, access, properties,
+		return new DashboardApi(reads, schedules, instances, actions, properties,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 	}
 

@@ -29,9 +29,9 @@ public record RoleAccess(String readRole, String writeRole, boolean writesEnable
 	}
 
 	@Override
-	public @Nullable CsrfView csrf(HttpServletRequest request) {
+	public @Nullable DashboardCsrfToken csrf(HttpServletRequest request) {
 		return (request.getAttribute(CsrfToken.class.getName()) instanceof CsrfToken token)
-				? new CsrfView(token.getHeaderName(), token.getToken()) : null;
+				? new DashboardCsrfToken(token.getHeaderName(), token.getToken()) : null;
 	}
 
 }

@@ -6,8 +6,8 @@ import java.util.List;
 
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DelayedTaskScheduler;
-import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.RecurringTasks;
+import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.dashboard.DashboardActions.GroupStep;
