@@ -111,7 +111,7 @@ class DashboardWebFluxSecurityIntegrationTests {
 		TaskId dead = scheduler.enqueue(FAILING, "fail once");
 		awaitState(shared, FAILING, dead, TaskState.DEAD);
 		List<String> reads = List.of(D, D + "/", D + "/assets/dashboard.js", D + "/api/session", D + "/api/queues",
-				D + "/api/schedules", D + "/api/schedule" + Http.query("id", GUARDED),
+				D + "/api/schedules", D + "/api/schedule" + Http.query("id", GUARDED), D + "/api/instances",
 				D + "/api/queue" + Http.query("name", WORK), D + "/api/queue/charts" + Http.query("name", WORK),
 				D + "/api/queue/scheduled" + Http.query("name", WORK),
 				D + "/api/queue/running" + Http.query("name", WORK),
