@@ -391,6 +391,7 @@
 					+ (outcome.error ? ': ' + outcome.error : '')) : null),
 			el('p', {},
 				task.state === 'SCHEDULED' ? action('run', 'api/task/run' + which, 'Run ' + id + ' now?') : null, ' ',
+				task.state === 'SCHEDULED' || task.state === 'READY' ? rescheduleControl(which) : null, ' ',
 				task.state === 'SCHEDULED' || task.state === 'READY'
 					? action('cancel', 'api/task/cancel' + which, 'Cancel ' + id + '?', 'danger') : null, ' ',
 				task.state === 'DEAD' ? action('redrive', 'api/task/redrive' + which) : null, ' ',
@@ -398,6 +399,39 @@
 					'danger') : null),
 			session.showPayloads && task.state !== 'ENDED' ? await payloadSection(task, which) : null
 		];
+	}
+
+	// A new due time for a scheduled or ready task; the page holds still while it is being chosen.
+	function rescheduleControl(which) {
+		if (!session.canWrite) {
+			return null;
+		}
+		const input = el('input', { type: 'datetime-local', id: 'reschedule-at', step: 1 });
+		input.addEventListener('focus', () => {
+			clearTimeout(timer);
+			editing = true;
+		});
+		const button = el('button', {
+			class: 'write', 'data-action': 'reschedule',
+			onclick: async (event) => {
+				event.preventDefault();
+				const at = new Date(input.value).getTime();
+				if (Number.isNaN(at)) {
+					say('reschedule: choose a date and time first', true);
+					return;
+				}
+				try {
+					const done = await post('api/task/reschedule' + which + '&' + new URLSearchParams({ at }).toString());
+					say(done ? 'rescheduled to ' + time(at) : 'not rescheduled: it is no longer scheduled or ready', !done);
+				}
+				catch (error) {
+					say('reschedule failed: ' + error.message, true);
+				}
+				editing = false;
+				route();
+			}
+		}, 'reschedule');
+		return el('span', { class: 'reschedule' }, input, ' ', button);
 	}
 
 	// The payload, and for a dead letter an editor to mend it and redrive it in one step.

@@ -7,6 +7,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.delayedtasks.DeadLetter;
+import dev.delayedtasks.DelayedTaskScheduler;
 import dev.delayedtasks.RecurringSchedule;
 import dev.delayedtasks.RecurringScheduleInfo;
 import dev.delayedtasks.RecurringTasks;
@@ -44,6 +45,8 @@ public class DashboardActions {
 
 	private final RecurringTasks recurring;
 
+	private final DelayedTaskScheduler scheduler;
+
 	private final DashboardReads reads;
 
 	/**
@@ -51,14 +54,33 @@ public class DashboardActions {
 	 * @param endpoint the endpoint whose operations act on queues and tasks
 	 * @param deadLetters the dead letters
 	 * @param recurring the recurring schedules
+	 * @param scheduler moves a task to a new due time
 	 * @param reads the reads whose kept overview an action makes stale
 	 */
 	public DashboardActions(DelayedTasksEndpoint endpoint, RedisDeadLetters deadLetters, RecurringTasks recurring,
-			DashboardReads reads) {
+			DelayedTaskScheduler scheduler, DashboardReads reads) {
 		this.endpoint = endpoint;
 		this.deadLetters = deadLetters;
 		this.recurring = recurring;
+		this.scheduler = scheduler;
 		this.reads = reads;
+	}
+
+	/**
+	 * Move a scheduled or ready task to a new due time, as
+	 * {@link DelayedTaskScheduler#reschedule(String, TaskId, Instant)} does.
+	 * @param user who asks
+	 * @param queue the queue
+	 * @param taskId the task's id
+	 * @param runAt the new due time
+	 * @return what was done, or {@code null} when the task is not scheduled or ready
+	 */
+	public @Nullable ActionDescriptor reschedule(String user, String queue, String taskId, Instant runAt) {
+		TaskId id = TaskId.of(taskId);
+		return audited(
+				user, "reschedule", queue, taskId, () -> this.scheduler.reschedule(queue, id, runAt)
+						? new ActionDescriptor(queue, taskId, "reschedule", 1) : null,
+				ActionDescriptor::affected, (result) -> taskId + " to " + runAt);
 	}
 
 	/**

@@ -190,6 +190,14 @@ public class DashboardApi {
 		return found(this.actions.taskAction(caller.user(), queue, id, action));
 	}
 
+	ResponseEntity<ActionDescriptor> reschedule(DashboardCaller caller, String queue, String id, @Nullable Long at) {
+		checkWrite(caller);
+		if (at == null) {
+			throw new IllegalArgumentException("A reschedule names the new due time: at (epoch milliseconds)");
+		}
+		return found(this.actions.reschedule(caller.user(), queue, id, Instant.ofEpochMilli(at)));
+	}
+
 	ResponseEntity<ActionDescriptor> redriveEdited(DashboardCaller caller, String queue, String id,
 			@Nullable Long deadAt, String payload) {
 		checkWrite(caller);

@@ -74,8 +74,10 @@ class DashboardBeans {
 	@ConditionalOnMissingBean
 	DashboardApi delayedTasksDashboardApi(DashboardEndpoint endpoint, DashboardReads reads,
 			DashboardSchedules schedules, DashboardInstances instances, RedisDeadLetters deadLetters,
-			RecurringTasks recurring, DashboardProperties properties, ObjectProvider<JsonMapper> jsonMapper) {
-		DashboardActions actions = new DashboardActions(endpoint.operations(), deadLetters, recurring, reads);
+			RecurringTasks recurring, DelayedTaskScheduler scheduler, DashboardProperties properties,
+			ObjectProvider<JsonMapper> jsonMapper) {
+		DashboardActions actions = new DashboardActions(endpoint.operations(), deadLetters, recurring, scheduler,
+				reads);
 		return new DashboardApi(reads, schedules, instances, actions, properties,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 	}

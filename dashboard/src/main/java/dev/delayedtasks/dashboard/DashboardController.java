@@ -157,6 +157,12 @@ public class DashboardController {
 		return this.api.taskAction(caller(request), action, queue, id);
 	}
 
+	@PostMapping("/api/task/reschedule")
+	ResponseEntity<ActionDescriptor> reschedule(@RequestParam String queue, @RequestParam String id,
+			@RequestParam(required = false) @Nullable Long at, HttpServletRequest request) {
+		return this.api.reschedule(caller(request), queue, id, at);
+	}
+
 	@PostMapping("/api/task/redrive-edited")
 	ResponseEntity<ActionDescriptor> redriveEdited(@RequestParam String queue, @RequestParam String id,
 			@RequestParam(required = false) @Nullable Long deadAt, @RequestBody String payload,

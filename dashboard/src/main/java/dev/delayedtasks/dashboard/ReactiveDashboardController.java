@@ -160,6 +160,12 @@ public class ReactiveDashboardController {
 		return call(exchange, (caller) -> this.api.taskAction(caller, action, queue, id));
 	}
 
+	@PostMapping("/api/task/reschedule")
+	Mono<ResponseEntity<ActionDescriptor>> reschedule(@RequestParam String queue, @RequestParam String id,
+			@RequestParam(required = false) @Nullable Long at, ServerWebExchange exchange) {
+		return call(exchange, (caller) -> this.api.reschedule(caller, queue, id, at));
+	}
+
 	@PostMapping("/api/task/redrive-edited")
 	Mono<ResponseEntity<ActionDescriptor>> redriveEdited(@RequestParam String queue, @RequestParam String id,
 			@RequestParam(required = false) @Nullable Long deadAt, @RequestBody String payload,

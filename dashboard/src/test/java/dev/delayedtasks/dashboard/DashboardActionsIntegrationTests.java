@@ -3,6 +3,7 @@ package dev.delayedtasks.dashboard;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -218,6 +219,38 @@ class DashboardActionsIntegrationTests {
 		assertThat(reader.get(D + "/api/task" + idle).statusCode()).isEqualTo(404);
 		assertThat(reader.get(D + "/api/task/payload" + idle).statusCode()).isEqualTo(404);
 		assertThat(scheduler.find("work", id).orElseThrow()).isEqualTo(before);
+	}
+
+	@Test
+	void aScheduledOrReadyTaskIsRescheduledAndOthersAreNot(CapturedOutput output) throws Exception {
+		Http writer = Http.as(context, DashboardTestApplications.WRITER);
+		TaskId id = scheduler.schedule("work", "x", Duration.ofHours(1));
+		Instant at = Instant.now().plus(Duration.ofHours(5)).truncatedTo(ChronoUnit.MILLIS);
+		HttpResponse<String> moved = writer.write(D, D + "/api/task/reschedule"
+				+ Http.query("queue", "work", "id", id.value(), "at", Long.toString(at.toEpochMilli())));
+		assertThat(moved.statusCode()).as(moved.body()).isEqualTo(200);
+		assertThat(Http.json(moved).get("action").asString()).isEqualTo("reschedule");
+		assertThat(scheduler.find("work", id).orElseThrow().dueAt()).isEqualTo(at);
+		assertThat(output)
+			.contains("user=writer action=reschedule queue=work task=" + id + " to " + at + " affected=1");
+		// A dead letter is not scheduled or ready: nothing moves.
+		TaskId dead = scheduler.enqueue("doomed", "x");
+		awaitState("doomed", dead, TaskState.DEAD);
+		TaskInfo before = scheduler.find("doomed", dead).orElseThrow();
+		assertThat(
+				writer
+					.write(D,
+							D + "/api/task/reschedule" + Http.query("queue", "doomed", "id", dead.value(), "at",
+									Long.toString(at.toEpochMilli())))
+					.statusCode())
+			.isEqualTo(404);
+		assertThat(scheduler.find("doomed", dead).orElseThrow()).isEqualTo(before);
+		// Without a due time, or with one that is not a number: 400, nothing moves.
+		for (String query : List.of(Http.query("queue", "work", "id", id.value()),
+				Http.query("queue", "work", "id", id.value(), "at", "tomorrow"))) {
+			assertThat(writer.write(D, D + "/api/task/reschedule" + query).statusCode()).as(query).isEqualTo(400);
+		}
+		assertThat(scheduler.find("work", id).orElseThrow().dueAt()).isEqualTo(at);
 	}
 
 	@Test

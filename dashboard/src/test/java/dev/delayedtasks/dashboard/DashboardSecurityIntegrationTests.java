@@ -497,6 +497,7 @@ class DashboardSecurityIntegrationTests {
 				D + "/api/queue/resume" + Http.query("name", WORK),
 				D + "/api/task/cancel" + Http.query("queue", WORK, "id", toCancel.value()),
 				D + "/api/task/run" + Http.query("queue", WORK, "id", toRun.value()),
+				D + "/api/task/reschedule" + Http.query("queue", WORK, "id", toRun.value(), "at", "1"),
 				D + "/api/task/redrive" + Http.query("queue", FAILING, "id", dead.value()),
 				D + "/api/task/delete" + Http.query("queue", FAILING, "id", dead.value()),
 				D + "/api/dead-letters/redrive" + group, D + "/api/dead-letters/delete" + group,
