@@ -229,7 +229,8 @@
 
 	async function queuePage(name) {
 		const [detail, scheduled, running, charts] = await Promise.all([get('api/queue' + query({ name })),
-			get('api/queue/scheduled' + query({ name, limit: 20 })), get('api/queue/running' + query({ name, limit: 20 })),
+			get('api/queue/scheduled' + query({ name, limit: PAGE, offset: offsetOf('scheduled', name) })),
+			get('api/queue/running' + query({ name, limit: PAGE, offset: offsetOf('running', name) })),
 			get('api/queue/charts' + query({ name }))]);
 		if (!detail) {
 			return [el('h1', {}, 'No queue ' + name)];
@@ -357,24 +358,51 @@
 		];
 	}
 
+	// Where each queue's scheduled and running lists are paged to, kept while the page refreshes.
+	const PAGE = 20;
+	const offsets = new Map();
+
+	function offsetOf(list, queue) {
+		return offsets.get(list + '\u0000' + queue) || 0;
+	}
+
+	function pager(id, queue, page, step, label) {
+		const offset = offsetOf(id, queue);
+		const target = Math.max(0, offset + step);
+		if (!page || (step < 0 && offset === 0) || (step > 0 && offset + page.entries.length >= page.total)) {
+			return null;
+		}
+		return el('button', {
+			class: 'pager', 'data-page': id + (step > 0 ? '-next' : '-previous'),
+			onclick: (event) => {
+				event.preventDefault();
+				offsets.set(id + '\u0000' + queue, target);
+				route();
+			}
+		}, label);
+	}
+
 	function pageTable(id, queue, page, instantLabel) {
+		const offset = offsetOf(id, queue);
 		return [
 			el('table', { id },
 				el('thead', {}, el('tr', {}, el('th', {}, 'Task'), el('th', {}, instantLabel))),
 				el('tbody', {}, (page ? page.entries : []).map((entry) => el('tr', {},
 					el('td', {}, taskLink(queue, entry.id)), el('td', {}, time(entry.at)))))),
-			el('p', { class: 'muted' }, page ? 'First ' + page.entries.length + ' of ' + page.total + '.' : '')
+			el('p', { class: 'muted' }, page ? (page.entries.length === 0 ? 'None' : (offset + 1) + '–'
+				+ (offset + page.entries.length)) + ' of ' + page.total + '. ' : '',
+				pager(id, queue, page, -PAGE, '← previous'), ' ', pager(id, queue, page, PAGE, 'next →'))
 		];
 	}
 
 	async function taskPage(queue, id) {
 		const which = query({ queue, id });
-		const task = await get('api/task' + which);
+		const [task, details] = await Promise.all([get('api/task' + which), get('api/task/details' + which)]);
 		if (!task) {
 			return [el('h1', {}, 'No task ' + id + ' in ' + queue),
 				el('p', { class: 'muted' }, 'It never existed, or it ended and its outcome is not kept.')];
 		}
-		const row = (label, value) => [el('dt', {}, label), el('dd', { 'data-field': label }, value)];
+		const row = (label, ...value) => [el('dt', {}, label), el('dd', { 'data-field': label }, ...value)];
 		const outcome = task.outcome;
 		return [
 			el('h1', {}, 'Task ', el('span', { id: 'task-id' }, task.id), ' in ', queueLink(task.queue)),
@@ -386,7 +414,13 @@
 				row('failed runs', task.failures),
 				row('deliveries', task.deliveries),
 				row('attempts allowed', task.maxAttempts),
-				row('last error', task.lastError || '—'),
+				row('last error', task.lastError || '—', details && details.stackTrace
+					? el('details', {}, el('summary', {}, 'stack trace'), el('pre', { id: 'stack-trace' }, details.stackTrace))
+					: null),
+				row('headers', details && Object.keys(details.headers).length > 0
+					? el('table', { id: 'headers' }, el('tbody', {}, Object.entries(details.headers).map(([name, value]) =>
+						el('tr', {}, el('th', {}, name), el('td', {}, value)))))
+					: '—'),
 				outcome ? row('outcome', outcome.kind + ' after ' + outcome.runs + ' run(s) at ' + time(outcome.finishedAt)
 					+ (outcome.error ? ': ' + outcome.error : '')) : null),
 			el('p', {},

@@ -164,6 +164,11 @@ public class DashboardApi {
 		return this.instances.alive();
 	}
 
+	DashboardReads.TaskDetails taskDetails(DashboardCaller caller, String queue, String id) {
+		checkRead(caller);
+		return this.reads.details(queue, id);
+	}
+
 	RecurringSchedulePage schedules(DashboardCaller caller, @Nullable String after, int limit) {
 		checkRead(caller);
 		return this.schedules.page(after, limit);

@@ -121,6 +121,13 @@ public class DashboardController {
 		return this.api.payload(caller(request), queue, id);
 	}
 
+	@GetMapping("/api/task/details")
+	@ResponseBody
+	DashboardReads.TaskDetails taskDetails(@RequestParam String queue, @RequestParam String id,
+			HttpServletRequest request) {
+		return this.api.taskDetails(caller(request), queue, id);
+	}
+
 	@GetMapping("/api/instances")
 	@ResponseBody
 	RedisInstanceRegistry.Instances instances(HttpServletRequest request) {

@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.delayedtasks.DeadLetter;
@@ -22,6 +23,7 @@ import dev.delayedtasks.internal.store.DeadLetterListing;
 import dev.delayedtasks.internal.store.RedisQueueBrowser;
 import dev.delayedtasks.internal.store.RedisQueueHistory;
 import dev.delayedtasks.internal.store.RedisQueueHistory.Period;
+import dev.delayedtasks.internal.store.TaskRecords;
 import dev.delayedtasks.internal.store.codec.PayloadCodec;
 import org.jspecify.annotations.Nullable;
 
@@ -179,6 +181,32 @@ public class DashboardReads {
 	}
 
 	/**
+	 * What the task page shows beside the task: its headers (metadata, not the payload,
+	 * so shown without {@code show-payloads}) and its last error's bounded stack trace.
+	 * @param queue the queue
+	 * @param taskId the task's id
+	 * @return the details; empty ones when the task has no payload or error stored
+	 */
+	public TaskDetails details(String queue, String taskId) {
+		String checkedQueue = Names.checkQueue(queue);
+		String id = TaskId.of(taskId).value();
+		Map<String, String> headers = Map.of();
+		String stored = this.browser.payload(checkedQueue, id);
+		if (stored != null) {
+			try {
+				headers = new TreeMap<>(this.codec.read(stored).headers());
+			}
+			catch (RuntimeException ex) {
+				// An envelope that does not read (bad data) shows no headers; the task
+				// itself is still shown.
+				headers = Map.of();
+			}
+		}
+		TaskRecords.ErrorRecord error = TaskRecords.parse(this.browser.error(checkedQueue, id));
+		return new TaskDetails(headers, (error != null) ? error.stackTrace() : "");
+	}
+
+	/**
 	 * A page of a queue's scheduled tasks, earliest first.
 	 * @param queue the queue
 	 * @param offset how many to pass over
@@ -279,6 +307,16 @@ public class DashboardReads {
 	 * @param throughput tasks per minute over the last five minutes
 	 */
 	public record QueueView(QueueDescriptor queue, DueNext dueNext, Throughput throughput) {
+
+	}
+
+	/**
+	 * A task's headers and last stack trace.
+	 *
+	 * @param headers the headers it was scheduled with, by name
+	 * @param stackTrace its last error's bounded stack trace, or {@code ""}
+	 */
+	public record TaskDetails(Map<String, String> headers, String stackTrace) {
 
 	}
 

@@ -124,6 +124,13 @@ public class ReactiveDashboardController {
 		return call(exchange, (caller) -> this.api.payload(caller, queue, id));
 	}
 
+	@GetMapping("/api/task/details")
+	@ResponseBody
+	Mono<DashboardReads.TaskDetails> taskDetails(@RequestParam String queue, @RequestParam String id,
+			ServerWebExchange exchange) {
+		return call(exchange, (caller) -> this.api.taskDetails(caller, queue, id));
+	}
+
 	@GetMapping("/api/instances")
 	@ResponseBody
 	Mono<RedisInstanceRegistry.Instances> instances(ServerWebExchange exchange) {

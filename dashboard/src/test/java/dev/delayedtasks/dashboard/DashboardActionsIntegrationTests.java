@@ -254,6 +254,29 @@ class DashboardActionsIntegrationTests {
 	}
 
 	@Test
+	void aTasksHeadersAndLastStackTraceAreShownToAReader() throws Exception {
+		TaskId id = scheduler.schedule(TaskRequest.of("doomed", "x").header("tenant", "acme"));
+		awaitState("doomed", id, TaskState.DEAD);
+		Http reader = Http.as(context, DashboardTestApplications.READER);
+		HttpResponse<String> response = reader
+			.get(D + "/api/task/details" + Http.query("queue", "doomed", "id", id.value()));
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+		JsonNode details = Http.json(response);
+		assertThat(details.get("headers").get("tenant").asString()).isEqualTo("acme");
+		assertThat(details.get("stackTrace").asString()).contains(NonRetryableTaskException.class.getName());
+		// A task that never failed has no stack trace; one that does not exist shows
+		// none.
+		TaskId fresh = scheduler.schedule("work", "x", Duration.ofHours(1));
+		assertThat(Http.json(reader.get(D + "/api/task/details" + Http.query("queue", "work", "id", fresh.value())))
+			.get("stackTrace")
+			.asString()).isEmpty();
+		JsonNode none = Http.json(reader.get(D + "/api/task/details" + Http.query("queue", "work", "id", "nothing")));
+		assertThat(none.get("headers").isEmpty()).isTrue();
+		assertThat(reader.get(D + "/api/task/details" + Http.query("queue", "bad name", "id", "x")).statusCode())
+			.isEqualTo(400);
+	}
+
+	@Test
 	void everyWriteIsAuditedAndRefusedOnesAreNot(CapturedOutput output) throws Exception {
 		TaskId refused = scheduler.schedule("work", "x", Duration.ofHours(1));
 		String cancelRefused = D + "/api/task/cancel" + Http.query("queue", "work", "id", refused.value());

@@ -91,8 +91,23 @@ public final class RedisQueueBrowser {
 	 * string)
 	 */
 	public @Nullable String payload(String queue, String id) {
+		return string(PartitionKeys.of(this.keyPrefix, queue).payload(id));
+	}
+
+	/**
+	 * A task's last error record (reason, exception type, message, bounded stack trace),
+	 * as {@link TaskRecords#parse(String)} reads it.
+	 * @param queue the queue
+	 * @param id the task's id
+	 * @return the record, or {@code null} when the task has none (or it is not a string)
+	 */
+	public @Nullable String error(String queue, String id) {
+		return string(PartitionKeys.of(this.keyPrefix, queue).error(id));
+	}
+
+	private @Nullable String string(String key) {
 		try {
-			return this.redis.opsForValue().get(PartitionKeys.of(this.keyPrefix, queue).payload(id));
+			return this.redis.opsForValue().get(key);
 		}
 		catch (DataAccessException ex) {
 			// A payload key that is not a string (bad data) holds no payload to show.
