@@ -8,8 +8,8 @@ import java.util.TreeSet;
 import java.util.concurrent.Executor;
 
 import dev.delayedtasks.DelayedTaskListener;
-import dev.delayedtasks.internal.admin.RedisInstanceRegistry;
 import dev.delayedtasks.internal.annotation.DelayedTaskHandlerBeanPostProcessor;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry;
 import dev.delayedtasks.internal.store.RedisQueueHistory;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.TaskHandoffs;

@@ -1,7 +1,7 @@
 package dev.delayedtasks.dashboard;
 
-import dev.delayedtasks.internal.admin.RedisInstanceRegistry;
-import dev.delayedtasks.internal.admin.RedisInstanceRegistry.Instances;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry.Instances;
 
 /**
  * The instances the dashboard shows: those that run workers, as each reports itself every

@@ -10,7 +10,7 @@ import dev.delayedtasks.RecurringSchedulePage;
 import dev.delayedtasks.TaskStoreException;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.TaskDescriptor;
-import dev.delayedtasks.internal.admin.RedisInstanceRegistry;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry;
 import dev.delayedtasks.internal.store.RedisQueueBrowser;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;

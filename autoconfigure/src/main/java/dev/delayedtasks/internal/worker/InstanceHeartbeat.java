@@ -12,9 +12,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import dev.delayedtasks.internal.admin.RedisInstanceRegistry;
-import dev.delayedtasks.internal.admin.RedisInstanceRegistry.HandlerRecord;
-import dev.delayedtasks.internal.admin.RedisInstanceRegistry.InstanceRecord;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry.HandlerRecord;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry.InstanceRecord;
 import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import dev.delayedtasks.worker.HandlerContainer;
 import org.apache.commons.logging.Log;

@@ -5,9 +5,9 @@ import java.util.List;
 
 import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
-import dev.delayedtasks.internal.admin.RedisInstanceRegistry;
-import dev.delayedtasks.internal.admin.RedisInstanceRegistry.HandlerRecord;
-import dev.delayedtasks.internal.admin.RedisInstanceRegistry.InstanceRecord;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry.HandlerRecord;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry.InstanceRecord;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.Test;

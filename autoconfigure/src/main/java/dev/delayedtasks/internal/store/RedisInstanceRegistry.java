@@ -1,4 +1,4 @@
-package dev.delayedtasks.internal.admin;
+package dev.delayedtasks.internal.store;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,12 +1,12 @@
-package dev.delayedtasks.internal.admin;
+package dev.delayedtasks.internal.store;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
 import dev.delayedtasks.TaskStoreException;
-import dev.delayedtasks.internal.admin.RedisInstanceRegistry.HandlerRecord;
-import dev.delayedtasks.internal.admin.RedisInstanceRegistry.InstanceRecord;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry.HandlerRecord;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry.InstanceRecord;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.AfterEach;

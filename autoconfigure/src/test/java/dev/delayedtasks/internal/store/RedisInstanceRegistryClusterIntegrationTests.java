@@ -1,11 +1,11 @@
-package dev.delayedtasks.internal.admin;
+package dev.delayedtasks.internal.store;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
-import dev.delayedtasks.internal.admin.RedisInstanceRegistry.InstanceRecord;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry.InstanceRecord;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
 import org.junit.jupiter.api.Test;
