@@ -214,10 +214,13 @@ class DelayedTasksWorkerConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "delayed-tasks.monitoring.history", matchIfMissing = true)
 	QueueHistoryRecorder delayedTasksQueueHistoryRecorder(StoreScripts scripts, StoreSettings storeSettings,
-			DelayedTaskHandlerRegistry registry, LatenessRecorder lateness) {
+			ObjectProvider<DelayedTaskHandlerRegistry> registry, LatenessRecorder lateness) {
+		// Looked up when recording, not injected: a bean that depends on the handler
+		// registry is stopped before it, and the last record must follow the handlers'
+		// stop.
 		return new QueueHistoryRecorder(new RedisQueueHistory(scripts, storeSettings), () -> {
 			Set<String> queues = new TreeSet<>();
-			registry.getHandlers().forEach((handler) -> queues.add(handler.queue()));
+			registry.getObject().getHandlers().forEach((handler) -> queues.add(handler.queue()));
 			return queues;
 		}, lateness);
 	}

@@ -16,6 +16,7 @@ import dev.delayedtasks.actuate.DelayedTasksEndpoint;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.ActionDescriptor;
 import dev.delayedtasks.internal.admin.RedisDeadLetters;
 import dev.delayedtasks.internal.admin.RedisDeadLetters.DeadLetterPage;
+import dev.delayedtasks.internal.worker.OccurrenceGate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,9 +75,17 @@ public class DashboardActions {
 	 * @param taskId the task's id
 	 * @param runAt the new due time
 	 * @return what was done, or {@code null} when the task is not scheduled or ready
+	 * @throws RefusedActionException when the task is an occurrence of a recurring
+	 * schedule: its time is its tick (the schedule's gate judges it by the tick in its
+	 * id, and skips it as missed once that is past the misfire threshold)
 	 */
 	public @Nullable ActionDescriptor reschedule(String user, String queue, String taskId, Instant runAt) {
 		TaskId id = TaskId.of(taskId);
+		String schedule = this.reads.details(queue, taskId).headers().get(OccurrenceGate.HEADER);
+		if (schedule != null) {
+			throw new RefusedActionException("Task '" + taskId + "' is an occurrence of recurring schedule '" + schedule
+					+ "': its time is its tick. Trigger the schedule, or change its expression, instead");
+		}
 		return audited(
 				user, "reschedule", queue, taskId, () -> this.scheduler.reschedule(queue, id, runAt)
 						? new ActionDescriptor(queue, taskId, "reschedule", 1) : null,

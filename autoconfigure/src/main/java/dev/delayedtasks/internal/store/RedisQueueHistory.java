@@ -94,6 +94,11 @@ public final class RedisQueueHistory {
 		long[] first = null;
 		long[] last = null;
 		for (Sample sample : samples(this.settings.keys(queue).minutes(), Duration.ofMinutes(1), span, now)) {
+			// Samples written before lateness was kept (a rolling deploy may still add
+			// some) have none: the span's lateness runs between those that have it.
+			if (sample.counts().length <= 4) {
+				continue;
+			}
 			if (first == null || wentDown(last, sample.counts())) {
 				first = sample.counts();
 			}

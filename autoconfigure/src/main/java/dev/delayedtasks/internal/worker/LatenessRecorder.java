@@ -2,6 +2,7 @@ package dev.delayedtasks.internal.worker;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -27,6 +28,14 @@ public final class LatenessRecorder implements DelayedTaskListener {
 		long millis = Duration.between(context.dueAt(), context.startedAt()).toMillis();
 		this.counts.computeIfAbsent(context.queue(), (queue) -> new AtomicLongArray(LatenessBuckets.COUNT))
 			.incrementAndGet(LatenessBuckets.of(millis));
+	}
+
+	/**
+	 * The queues whose runs were counted, sent or not.
+	 * @return the queues
+	 */
+	Set<String> queues() {
+		return Set.copyOf(this.counts.keySet());
 	}
 
 	/**

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import dev.delayedtasks.internal.store.RedisQueueHistory;
+import dev.delayedtasks.worker.DelayedTaskHandlerRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -33,6 +34,8 @@ public final class QueueHistoryRecorder implements SmartLifecycle {
 	 * How often the counters are offered to the history.
 	 */
 	public static final Duration INTERVAL = Duration.ofSeconds(30);
+
+	private static final Duration FIRST_RECORD = Duration.ofSeconds(1);
 
 	private static final Log logger = LogFactory.getLog(QueueHistoryRecorder.class);
 
@@ -70,7 +73,10 @@ public final class QueueHistoryRecorder implements SmartLifecycle {
 			thread.setDaemon(true);
 			return thread;
 		});
-		started.scheduleWithFixedDelay(this::recordAll, 0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+		// The handlers start after this (a later phase): the first record a moment later
+		// finds them.
+		started.scheduleWithFixedDelay(this::recordAll, FIRST_RECORD.toMillis(), INTERVAL.toMillis(),
+				TimeUnit.MILLISECONDS);
 		this.executor = started;
 	}
 
@@ -79,7 +85,21 @@ public final class QueueHistoryRecorder implements SmartLifecycle {
 		if (this.executor != null) {
 			this.executor.shutdownNow();
 			this.executor = null;
+			// The handlers have stopped (a later phase stops first): the lateness of the
+			// runs they started since the last record goes now, so a graceful stop loses
+			// none of it, where a crash loses at most an interval's worth.
+			recordAll();
 		}
+	}
+
+	/**
+	 * Stops after the handlers, so that the last record counts the runs they finished
+	 * while stopping.
+	 * @return the phase
+	 */
+	@Override
+	public int getPhase() {
+		return DelayedTaskHandlerRegistry.PHASE - 1;
 	}
 
 	@Override
@@ -97,9 +117,12 @@ public final class QueueHistoryRecorder implements SmartLifecycle {
 			queues = new TreeSet<>(this.handledQueues.get());
 		}
 		catch (RuntimeException ex) {
-			queues = Set.of();
+			queues = new TreeSet<>();
 			failed = reportFailure("the handled queues", ex);
 		}
+		// Also the queues whose runs were counted but that are no longer handled here (a
+		// stopped handler, the last record of a graceful stop).
+		queues.addAll(this.lateness.queues());
 		for (String queue : queues) {
 			// One queue's failure (its master away, bad data) must not leave the others
 			// unrecorded.

@@ -47,7 +47,7 @@ class QueueHistoryRecorderIntegrationTests {
 
 	@Test
 	void anInstanceWithAHandlerRecordsItsQueuesHistory() {
-		this.runner.run((context) -> {
+		this.runner.withPropertyValues("delayed-tasks.key-prefix=" + this.keyPrefix + "-first").run((context) -> {
 			String minutes = context.getBean(StoreSettings.class).keys("charted").minutes();
 			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
 			await().atMost(Duration.ofSeconds(10)).until(() -> redis.opsForZSet().zCard(minutes) == 1);
