@@ -33,6 +33,10 @@ class ReadmeAclTests {
 			"hget", "hset", "hdel", "rpush",
 			// RedisDeadLetters (list, count), RedisDelayedTaskScheduler (find)
 			"zrevrange", "zcard", "get", "hgetall",
+			// RedisInstanceRegistry: reports (SET with PX, ZADD, ZRANGE, MGET, ZREM),
+			// leave
+			// (DEL), reads (ZREVRANGE, ZCARD)
+			"mget", "set", "zadd", "zrange", "zrem", "del",
 			// EvictionPolicyCheck: INFO memory only
 			"info|memory",
 			// OutcomeTracker: its own channel, once a task is tracked
