@@ -1,10 +1,11 @@
-package dev.delayedtasks.internal.store;
+package dev.delayedtasks.deploy;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry;
 import dev.delayedtasks.internal.store.RedisInstanceRegistry.InstanceRecord;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
@@ -22,11 +23,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * so reports, the one {@code MGET} that reads them, expiry and a leave work there too.
  */
 @WithRedis(cluster = true)
-class RedisInstanceRegistryClusterIntegrationTests {
+class InstanceRegistryClusterIntegrationTests {
 
 	private final ApplicationContextRunner runner;
 
-	RedisInstanceRegistryClusterIntegrationTests(TestRedis redis) {
+	InstanceRegistryClusterIntegrationTests(TestRedis redis) {
 		this.runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayedTasksAutoConfiguration.class))
