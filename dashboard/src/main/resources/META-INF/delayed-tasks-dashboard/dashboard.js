@@ -228,10 +228,9 @@
 	}
 
 	async function queuePage(name) {
-		const [detail, scheduled, running, charts] = await Promise.all([get('api/queue' + query({ name })),
-			get('api/queue/scheduled' + query({ name, limit: PAGE, offset: offsetOf('scheduled', name) })),
-			get('api/queue/running' + query({ name, limit: PAGE, offset: offsetOf('running', name) })),
-			get('api/queue/charts' + query({ name }))]);
+		const list = (id) => get('api/queue/' + id + query({ name, limit: PAGE, offset: offsetOf(id, name) }));
+		const [detail, scheduled, ready, running, charts] = await Promise.all([get('api/queue' + query({ name })),
+			list('scheduled'), list('ready'), list('running'), get('api/queue/charts' + query({ name }))]);
 		if (!detail) {
 			return [el('h1', {}, 'No queue ' + name)];
 		}
@@ -258,9 +257,17 @@
 				chart('lateness-day', 'Lateness, last day, per hour', charts ? charts.lastDay : [],
 					(end) => new Date(end).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }), LATENESS, late)),
 			el('h2', {}, 'Scheduled, earliest first'),
-			pageTable('scheduled', name, scheduled, 'Due at'),
+			pageTable('scheduled', name, scheduled, ['Due at'], (entry) => [time(entry.at)]),
+			el('h2', {}, 'Ready, in the order they are claimed'),
+			pageTable('ready', name, ready, ['Priority', 'State'], (entry) => [entry.priority,
+				entry.ready ? 'ready' : el('span', { class: 'muted', title: 'cancelled, moved or run since: '
+					+ 'the next claim passes over its hint' }, 'no longer ready')]),
 			el('h2', {}, 'Running, earliest lease deadline first'),
-			pageTable('running', name, running, 'Lease until'),
+			pageTable('running', name, running, ['Lease until', 'Held by'], (entry) => [time(entry.at),
+				!entry.holder ? '—' : entry.holderReporting ? el('a', { href: '#/instances' }, entry.holder)
+					: el('span', { class: 'pill paused', title: 'no instance with this tag reports itself: stopped, '
+						+ 'crashed or not reporting (delayed-tasks.monitoring.instances); the lease ends at its deadline' },
+						entry.holder + ' (not reporting)')]),
 			el('h2', {}, 'Dead letters by reason and exception'),
 			el('table', { id: 'dead-groups' },
 				el('thead', {}, el('tr', {}, el('th', {}, 'Reason'), el('th', {}, 'Exception'),
@@ -358,7 +365,7 @@
 		];
 	}
 
-	// Where each queue's scheduled and running lists are paged to, kept while the page refreshes.
+	// Where each queue's scheduled, ready and running lists are paged to, kept while the page refreshes.
 	const PAGE = 20;
 	const offsets = new Map();
 
@@ -382,13 +389,13 @@
 		}, label);
 	}
 
-	function pageTable(id, queue, page, instantLabel) {
+	function pageTable(id, queue, page, labels, cells) {
 		const offset = offsetOf(id, queue);
 		return [
 			el('table', { id },
-				el('thead', {}, el('tr', {}, el('th', {}, 'Task'), el('th', {}, instantLabel))),
-				el('tbody', {}, (page ? page.entries : []).map((entry) => el('tr', {},
-					el('td', {}, taskLink(queue, entry.id)), el('td', {}, time(entry.at)))))),
+				el('thead', {}, el('tr', {}, el('th', {}, 'Task'), labels.map((label) => el('th', {}, label)))),
+				el('tbody', {}, (page ? page.entries : []).map((entry) => el('tr', { 'data-task': entry.id },
+					el('td', {}, taskLink(queue, entry.id)), cells(entry).map((cell) => el('td', {}, cell)))))),
 			el('p', { class: 'muted' }, page ? (page.entries.length === 0 ? 'None' : (offset + 1) + '–'
 				+ (offset + page.entries.length)) + ' of ' + page.total + '. ' : '',
 				pager(id, queue, page, -PAGE, '← previous'), ' ', pager(id, queue, page, PAGE, 'next →'))

@@ -37,6 +37,8 @@ class ReadmeAclTests {
 			// leave
 			// (DEL), reads (ZREVRANGE, ZCARD)
 			"mget", "set", "zadd", "zrange", "zrem", "del",
+			// RedisQueueBrowser: ready pages (the scripts send them too)
+			"llen", "lrange",
 			// EvictionPolicyCheck: INFO memory only
 			"info|memory",
 			// OutcomeTracker: its own channel, once a task is tracked

@@ -50,6 +50,8 @@ public class DashboardActions {
 
 	private final DashboardReads reads;
 
+	private final DashboardTasks tasks;
+
 	/**
 	 * Create the actions.
 	 * @param endpoint the endpoint whose operations act on queues and tasks
@@ -57,14 +59,16 @@ public class DashboardActions {
 	 * @param recurring the recurring schedules
 	 * @param scheduler moves a task to a new due time
 	 * @param reads the reads whose kept overview an action makes stale
+	 * @param tasks reads a task's headers
 	 */
 	public DashboardActions(DelayedTasksEndpoint endpoint, RedisDeadLetters deadLetters, RecurringTasks recurring,
-			DelayedTaskScheduler scheduler, DashboardReads reads) {
+			DelayedTaskScheduler scheduler, DashboardReads reads, DashboardTasks tasks) {
 		this.endpoint = endpoint;
 		this.deadLetters = deadLetters;
 		this.recurring = recurring;
 		this.scheduler = scheduler;
 		this.reads = reads;
+		this.tasks = tasks;
 	}
 
 	/**
@@ -81,7 +85,7 @@ public class DashboardActions {
 	 */
 	public @Nullable ActionDescriptor reschedule(String user, String queue, String taskId, Instant runAt) {
 		TaskId id = TaskId.of(taskId);
-		String schedule = this.reads.details(queue, taskId).headers().get(OccurrenceGate.HEADER);
+		String schedule = this.tasks.headers(queue, taskId).get(OccurrenceGate.HEADER);
 		if (schedule != null) {
 			throw new RefusedActionException("Task '" + taskId + "' is an occurrence of recurring schedule '" + schedule
 					+ "': its time is its tick. Trigger the schedule, or change its expression, instead");

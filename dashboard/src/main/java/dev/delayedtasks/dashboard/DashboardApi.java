@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import dev.delayedtasks.InvalidTaskRequestException;
 import dev.delayedtasks.RecurringScheduleInfo;
@@ -63,9 +64,11 @@ public class DashboardApi {
 
 	private final DashboardReads reads;
 
+	private final DashboardTasks tasks;
+
 	private final DashboardSchedules schedules;
 
-	private final DashboardInstances instances;
+	private final RedisInstanceRegistry instances;
 
 	private final DashboardActions actions;
 
@@ -75,16 +78,20 @@ public class DashboardApi {
 
 	/**
 	 * Create the API.
-	 * @param reads what the pages show
+	 * @param reads the queues the pages show
+	 * @param tasks the tasks the pages show
 	 * @param schedules the recurring schedules the pages show
-	 * @param instances the instances the pages show
+	 * @param instances the instances the pages show, read in two Redis calls whatever
+	 * their number
 	 * @param actions what users do
 	 * @param properties the settings
 	 * @param mapper reads edited payloads
 	 */
-	public DashboardApi(DashboardReads reads, DashboardSchedules schedules, DashboardInstances instances,
-			DashboardActions actions, DashboardProperties properties, JsonMapper mapper) {
+	public DashboardApi(DashboardReads reads, DashboardTasks tasks, DashboardSchedules schedules,
+			RedisInstanceRegistry instances, DashboardActions actions, DashboardProperties properties,
+			JsonMapper mapper) {
 		this.reads = reads;
+		this.tasks = tasks;
 		this.schedules = schedules;
 		this.instances = instances;
 		this.actions = actions;
@@ -136,26 +143,33 @@ public class DashboardApi {
 		return found(this.reads.charts(name));
 	}
 
-	ResponseEntity<RedisQueueBrowser.Page> tasks(DashboardCaller caller, String list, String name, long offset,
-			int limit) {
+	ResponseEntity<RedisQueueBrowser.Page> scheduled(DashboardCaller caller, String name, long offset, int limit) {
+		return page(caller, name, () -> this.tasks.scheduled(name, offset, limit));
+	}
+
+	ResponseEntity<RedisQueueBrowser.ReadyPage> ready(DashboardCaller caller, String name, long offset, int limit) {
+		return page(caller, name, () -> this.tasks.ready(name, offset, limit));
+	}
+
+	ResponseEntity<DashboardTasks.RunningPage> running(DashboardCaller caller, String name, long offset, int limit) {
+		return page(caller, name, () -> this.tasks.running(name, offset, limit));
+	}
+
+	private <T> ResponseEntity<T> page(DashboardCaller caller, String name, Supplier<T> read) {
 		checkRead(caller);
-		if (!this.reads.knows(name)) {
-			return ResponseEntity.notFound().build();
-		}
-		return ResponseEntity.ok(list.equals("scheduled") ? this.reads.scheduled(name, offset, limit)
-				: this.reads.running(name, offset, limit));
+		return this.reads.knows(name) ? ResponseEntity.ok(read.get()) : ResponseEntity.notFound().build();
 	}
 
 	ResponseEntity<TaskDescriptor> task(DashboardCaller caller, String queue, String id) {
 		checkRead(caller);
-		return found(this.reads.task(queue, id));
+		return found(this.tasks.task(queue, id));
 	}
 
 	ResponseEntity<PayloadView> payload(DashboardCaller caller, String queue, String id) {
 		checkRead(caller);
 		checkPayloadsShown();
-		String payload = this.reads.payload(queue, id);
-		return (payload != null) ? ResponseEntity.ok(new PayloadView(payload, this.reads.deadAt(queue, id)))
+		String payload = this.tasks.payload(queue, id);
+		return (payload != null) ? ResponseEntity.ok(new PayloadView(payload, this.tasks.deadAt(queue, id)))
 				: ResponseEntity.notFound().build();
 	}
 
@@ -164,9 +178,9 @@ public class DashboardApi {
 		return this.instances.alive();
 	}
 
-	DashboardReads.TaskDetails taskDetails(DashboardCaller caller, String queue, String id) {
+	DashboardTasks.TaskDetails taskDetails(DashboardCaller caller, String queue, String id) {
 		checkRead(caller);
-		return this.reads.details(queue, id);
+		return this.tasks.details(queue, id);
 	}
 
 	RecurringSchedulePage schedules(DashboardCaller caller, @Nullable String after, int limit) {

@@ -52,10 +52,16 @@ class DashboardBeans {
 	@Bean
 	@ConditionalOnMissingBean
 	DashboardReads delayedTasksDashboardReads(DashboardEndpoint endpoint, RedisDeadLetters deadLetters,
-			RedisQueueBrowser browser, PayloadCodec codec, StoreScripts scripts, StoreSettings settings,
-			DashboardProperties properties) {
-		return new DashboardReads(endpoint.operations(), browser, deadLetters, codec,
-				new RedisQueueHistory(scripts, settings), properties.refreshInterval(), Clock.systemUTC());
+			RedisQueueBrowser browser, StoreScripts scripts, StoreSettings settings, DashboardProperties properties) {
+		return new DashboardReads(endpoint.operations(), browser, deadLetters, new RedisQueueHistory(scripts, settings),
+				properties.refreshInterval(), Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DashboardTasks delayedTasksDashboardTasks(DashboardEndpoint endpoint, RedisQueueBrowser browser,
+			RedisDeadLetters deadLetters, RedisInstanceRegistry instances, PayloadCodec codec) {
+		return new DashboardTasks(endpoint.operations(), browser, deadLetters, instances, codec);
 	}
 
 	@Bean
@@ -66,19 +72,13 @@ class DashboardBeans {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DashboardInstances delayedTasksDashboardInstances(RedisInstanceRegistry registry) {
-		return new DashboardInstances(registry);
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	DashboardApi delayedTasksDashboardApi(DashboardEndpoint endpoint, DashboardReads reads,
-			DashboardSchedules schedules, DashboardInstances instances, RedisDeadLetters deadLetters,
+	DashboardApi delayedTasksDashboardApi(DashboardEndpoint endpoint, DashboardReads reads, DashboardTasks tasks,
+			DashboardSchedules schedules, RedisInstanceRegistry instances, RedisDeadLetters deadLetters,
 			RecurringTasks recurring, DelayedTaskScheduler scheduler, DashboardProperties properties,
 			ObjectProvider<JsonMapper> jsonMapper) {
-		DashboardActions actions = new DashboardActions(endpoint.operations(), deadLetters, recurring, scheduler,
-				reads);
-		return new DashboardApi(reads, schedules, instances, actions, properties,
+		DashboardActions actions = new DashboardActions(endpoint.operations(), deadLetters, recurring, scheduler, reads,
+				tasks);
+		return new DashboardApi(reads, tasks, schedules, instances, actions, properties,
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 	}
 

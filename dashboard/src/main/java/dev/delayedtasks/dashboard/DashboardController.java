@@ -102,11 +102,25 @@ public class DashboardController {
 		return this.api.charts(caller(request), name);
 	}
 
-	@GetMapping("/api/queue/{list:scheduled|running}")
-	ResponseEntity<RedisQueueBrowser.Page> tasks(@PathVariable String list, @RequestParam String name,
+	@GetMapping("/api/queue/scheduled")
+	ResponseEntity<RedisQueueBrowser.Page> scheduled(@RequestParam String name,
 			@RequestParam(defaultValue = "0") long offset, @RequestParam(defaultValue = "20") int limit,
 			HttpServletRequest request) {
-		return this.api.tasks(caller(request), list, name, offset, limit);
+		return this.api.scheduled(caller(request), name, offset, limit);
+	}
+
+	@GetMapping("/api/queue/ready")
+	ResponseEntity<RedisQueueBrowser.ReadyPage> ready(@RequestParam String name,
+			@RequestParam(defaultValue = "0") long offset, @RequestParam(defaultValue = "20") int limit,
+			HttpServletRequest request) {
+		return this.api.ready(caller(request), name, offset, limit);
+	}
+
+	@GetMapping("/api/queue/running")
+	ResponseEntity<DashboardTasks.RunningPage> running(@RequestParam String name,
+			@RequestParam(defaultValue = "0") long offset, @RequestParam(defaultValue = "20") int limit,
+			HttpServletRequest request) {
+		return this.api.running(caller(request), name, offset, limit);
 	}
 
 	@GetMapping("/api/task")
@@ -123,7 +137,7 @@ public class DashboardController {
 
 	@GetMapping("/api/task/details")
 	@ResponseBody
-	DashboardReads.TaskDetails taskDetails(@RequestParam String queue, @RequestParam String id,
+	DashboardTasks.TaskDetails taskDetails(@RequestParam String queue, @RequestParam String id,
 			HttpServletRequest request) {
 		return this.api.taskDetails(caller(request), queue, id);
 	}

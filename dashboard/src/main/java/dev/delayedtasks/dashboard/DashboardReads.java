@@ -7,30 +7,26 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.delayedtasks.DeadLetter;
-import dev.delayedtasks.Names;
-import dev.delayedtasks.TaskId;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.DeadLetterDescriptor;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.QueueDescriptor;
 import dev.delayedtasks.actuate.DelayedTasksEndpoint.QueuesDescriptor;
-import dev.delayedtasks.actuate.DelayedTasksEndpoint.TaskDescriptor;
 import dev.delayedtasks.internal.admin.RedisDeadLetters;
 import dev.delayedtasks.internal.store.DeadLetterListing;
 import dev.delayedtasks.internal.store.RedisQueueBrowser;
 import dev.delayedtasks.internal.store.RedisQueueHistory;
 import dev.delayedtasks.internal.store.RedisQueueHistory.Period;
-import dev.delayedtasks.internal.store.TaskRecords;
-import dev.delayedtasks.internal.store.codec.PayloadCodec;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the dashboard shows, read through the {@code delayedtasks} endpoint's operations
- * and the queue browser, each bounded in Redis work. The queue overview is kept for the
- * refresh interval, so any number of open pages read it once per interval.
+ * The queues the dashboard shows (the overview, one queue's counts and dead letters, its
+ * charts), read through the {@code delayedtasks} endpoint's operations, the queue browser
+ * and the history, each bounded in Redis work; {@link DashboardTasks} reads the tasks.
+ * The queue overview is kept for the refresh interval, so any number of open pages read
+ * it once per interval.
  *
  * @author delayed-tasks
  * @since 0.3.0
@@ -61,8 +57,6 @@ public class DashboardReads {
 
 	private final RedisDeadLetters deadLetters;
 
-	private final PayloadCodec codec;
-
 	private final RedisQueueHistory history;
 
 	private final Duration refreshInterval;
@@ -73,20 +67,18 @@ public class DashboardReads {
 
 	/**
 	 * Create the reads.
-	 * @param endpoint the endpoint whose operations read queues and tasks
-	 * @param browser pages through scheduled and leased tasks
+	 * @param endpoint the endpoint whose operations read queues
+	 * @param browser counts the load due next
 	 * @param deadLetters the dead letters
-	 * @param codec reads payload envelopes
 	 * @param history the queues' counters over time
 	 * @param refreshInterval how long the overview is kept
 	 * @param clock the clock of the due-time horizons and of the overview's age
 	 */
 	public DashboardReads(DelayedTasksEndpoint endpoint, RedisQueueBrowser browser, RedisDeadLetters deadLetters,
-			PayloadCodec codec, RedisQueueHistory history, Duration refreshInterval, Clock clock) {
+			RedisQueueHistory history, Duration refreshInterval, Clock clock) {
 		this.endpoint = endpoint;
 		this.browser = browser;
 		this.deadLetters = deadLetters;
-		this.codec = codec;
 		this.history = history;
 		this.refreshInterval = refreshInterval;
 		this.clock = clock;
@@ -159,86 +151,6 @@ public class DashboardReads {
 	}
 
 	/**
-	 * When a task was dead-lettered: the version an edit of its payload carries.
-	 * @param queue the queue
-	 * @param taskId the task's id
-	 * @return when, or {@code null} when it is not a dead letter
-	 */
-	public @Nullable Instant deadAt(String queue, String taskId) {
-		return this.deadLetters.deadAt(queue, TaskId.of(taskId)).orElse(null);
-	}
-
-	/**
-	 * A task's payload as JSON, for users allowed to see payloads.
-	 * @param queue the queue
-	 * @param taskId the task's id
-	 * @return the payload, or {@code null} when the task has none
-	 */
-	public @Nullable String payload(String queue, String taskId) {
-		// Checked as every other read checks it: the name becomes part of the key read.
-		String stored = this.browser.payload(Names.checkQueue(queue), TaskId.of(taskId).value());
-		return (stored != null) ? this.codec.bodyJson(stored) : null;
-	}
-
-	/**
-	 * What the task page shows beside the task: its headers (metadata, not the payload,
-	 * so shown without {@code show-payloads}) and its last error's bounded stack trace.
-	 * @param queue the queue
-	 * @param taskId the task's id
-	 * @return the details; empty ones when the task has no payload or error stored
-	 */
-	public TaskDetails details(String queue, String taskId) {
-		String checkedQueue = Names.checkQueue(queue);
-		String id = TaskId.of(taskId).value();
-		Map<String, String> headers = Map.of();
-		String stored = this.browser.payload(checkedQueue, id);
-		if (stored != null) {
-			try {
-				headers = new TreeMap<>(this.codec.read(stored).headers());
-			}
-			catch (RuntimeException ex) {
-				// An envelope that does not read (bad data) shows no headers; the task
-				// itself is still shown.
-				headers = Map.of();
-			}
-		}
-		TaskRecords.ErrorRecord error = TaskRecords.parse(this.browser.error(checkedQueue, id));
-		return new TaskDetails(headers, (error != null) ? error.stackTrace() : "");
-	}
-
-	/**
-	 * A page of a queue's scheduled tasks, earliest first.
-	 * @param queue the queue
-	 * @param offset how many to pass over
-	 * @param limit how many to show
-	 * @return the page
-	 */
-	public RedisQueueBrowser.Page scheduled(String queue, long offset, int limit) {
-		return this.browser.scheduled(queue, offset, limit);
-	}
-
-	/**
-	 * A page of a queue's running tasks, earliest lease deadline first.
-	 * @param queue the queue
-	 * @param offset how many to pass over
-	 * @param limit how many to show
-	 * @return the page
-	 */
-	public RedisQueueBrowser.Page running(String queue, long offset, int limit) {
-		return this.browser.leased(queue, offset, limit);
-	}
-
-	/**
-	 * One task.
-	 * @param queue the queue
-	 * @param taskId the task's id
-	 * @return the task, or {@code null} when it neither exists nor left an outcome
-	 */
-	public @Nullable TaskDescriptor task(String queue, String taskId) {
-		return this.endpoint.task(queue, taskId);
-	}
-
-	/**
 	 * Forget the kept overview, so that the next read shows an action's effect.
 	 */
 	void forgetOverview() {
@@ -263,9 +175,10 @@ public class DashboardReads {
 	}
 
 	private Throughput throughput(String queue, Instant now) {
-		List<Period> minutes = this.history.perMinute(queue, THROUGHPUT_SPAN, now);
+		RedisQueueHistory.Recent recent = this.history.recent(queue, THROUGHPUT_SPAN, now);
+		List<Period> minutes = recent.perMinute();
 		double span = THROUGHPUT_SPAN.toMinutes();
-		RedisQueueHistory.Lateness lateness = this.history.lateness(queue, THROUGHPUT_SPAN, now);
+		RedisQueueHistory.Lateness lateness = recent.lateness();
 		return new Throughput(minutes.stream().mapToDouble(Period::created).sum() / span,
 				minutes.stream().mapToDouble(Period::succeeded).sum() / span,
 				minutes.stream().mapToDouble(Period::failed).sum() / span, lateness.p50Millis(), lateness.p99Millis());
@@ -307,16 +220,6 @@ public class DashboardReads {
 	 * @param throughput tasks per minute over the last five minutes
 	 */
 	public record QueueView(QueueDescriptor queue, DueNext dueNext, Throughput throughput) {
-
-	}
-
-	/**
-	 * A task's headers and last stack trace.
-	 *
-	 * @param headers the headers it was scheduled with, by name
-	 * @param stackTrace its last error's bounded stack trace, or {@code ""}
-	 */
-	public record TaskDetails(Map<String, String> headers, String stackTrace) {
 
 	}
 

@@ -105,11 +105,25 @@ public class ReactiveDashboardController {
 		return call(exchange, (caller) -> this.api.charts(caller, name));
 	}
 
-	@GetMapping("/api/queue/{list:scheduled|running}")
-	Mono<ResponseEntity<RedisQueueBrowser.Page>> tasks(@PathVariable String list, @RequestParam String name,
+	@GetMapping("/api/queue/scheduled")
+	Mono<ResponseEntity<RedisQueueBrowser.Page>> scheduled(@RequestParam String name,
 			@RequestParam(defaultValue = "0") long offset, @RequestParam(defaultValue = "20") int limit,
 			ServerWebExchange exchange) {
-		return call(exchange, (caller) -> this.api.tasks(caller, list, name, offset, limit));
+		return call(exchange, (caller) -> this.api.scheduled(caller, name, offset, limit));
+	}
+
+	@GetMapping("/api/queue/ready")
+	Mono<ResponseEntity<RedisQueueBrowser.ReadyPage>> ready(@RequestParam String name,
+			@RequestParam(defaultValue = "0") long offset, @RequestParam(defaultValue = "20") int limit,
+			ServerWebExchange exchange) {
+		return call(exchange, (caller) -> this.api.ready(caller, name, offset, limit));
+	}
+
+	@GetMapping("/api/queue/running")
+	Mono<ResponseEntity<DashboardTasks.RunningPage>> running(@RequestParam String name,
+			@RequestParam(defaultValue = "0") long offset, @RequestParam(defaultValue = "20") int limit,
+			ServerWebExchange exchange) {
+		return call(exchange, (caller) -> this.api.running(caller, name, offset, limit));
 	}
 
 	@GetMapping("/api/task")
@@ -126,7 +140,7 @@ public class ReactiveDashboardController {
 
 	@GetMapping("/api/task/details")
 	@ResponseBody
-	Mono<DashboardReads.TaskDetails> taskDetails(@RequestParam String queue, @RequestParam String id,
+	Mono<DashboardTasks.TaskDetails> taskDetails(@RequestParam String queue, @RequestParam String id,
 			ServerWebExchange exchange) {
 		return call(exchange, (caller) -> this.api.taskDetails(caller, queue, id));
 	}

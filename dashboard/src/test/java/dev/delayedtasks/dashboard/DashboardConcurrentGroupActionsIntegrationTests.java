@@ -45,7 +45,7 @@ class DashboardConcurrentGroupActionsIntegrationTests {
 			scheduler.scheduleAll(requests);
 			await().atMost(Duration.ofSeconds(30)).until(() -> deadLetters.count("review-groups") == 180);
 			DashboardActions actions = new DashboardActions(null, deadLetters, context.getBean(RecurringTasks.class),
-					scheduler, context.getBean(DashboardReads.class));
+					scheduler, context.getBean(DashboardReads.class), context.getBean(DashboardTasks.class));
 			String reason = "retries-exhausted";
 			String a = IllegalStateException.class.getName();
 			String b = IllegalArgumentException.class.getName();

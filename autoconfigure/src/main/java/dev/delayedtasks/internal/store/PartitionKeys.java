@@ -41,6 +41,24 @@ public record PartitionKeys(String queue, String base) {
 	}
 
 	/**
+	 * The ready LIST of id hints of one priority.
+	 * @param priority the priority, -10 to 10
+	 * @return the key: {@link #ready()} for priority 0
+	 */
+	public String ready(int priority) {
+		return (priority != 0) ? this.base + "ready:" + priority : ready();
+	}
+
+	/**
+	 * The ZSET of the priorities other than 0 whose ready list may hold hints (member and
+	 * score: the priority).
+	 * @return the key
+	 */
+	public String levels() {
+		return this.base + "levels";
+	}
+
+	/**
 	 * The lease ZSET: id to lease deadline.
 	 * @return the key
 	 */

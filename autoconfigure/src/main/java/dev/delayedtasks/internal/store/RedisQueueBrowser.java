@@ -1,5 +1,6 @@
 package dev.delayedtasks.internal.store;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 
@@ -66,6 +68,123 @@ public final class RedisQueueBrowser {
 	}
 
 	/**
+	 * Ready tasks in the order claims take them: highest priority first, oldest first
+	 * within a priority. A ready list holds hints, and a task cancelled or moved since
+	 * leaves its hint until a claim passes over it, so each entry says whether its task
+	 * is still ready. Bounded as the other pages: one read of the priorities (at most
+	 * 21), their lengths, the ranges the page covers and one field per entry, in one
+	 * pipeline.
+	 * @param queue the queue
+	 * @param offset how many hints to pass over
+	 * @param limit how many to return, at most {@link #MAX_PAGE}
+	 * @return the page, with the number of hints
+	 */
+	public ReadyPage ready(String queue, long offset, int limit) {
+		checkPage(offset, limit);
+		PartitionKeys keys = PartitionKeys.of(this.keyPrefix, queue);
+		List<Integer> priorities = claimOrder(this.redis.opsForZSet().reverseRange(keys.levels(), 0, -1));
+		List<Object> lengths = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (int priority : priorities) {
+				connection.listCommands().lLen(bytes(keys.ready(priority)));
+			}
+			return null;
+		});
+		long total = 0;
+		List<long[]> ranges = new ArrayList<>();
+		long skip = offset;
+		long wanted = limit;
+		for (int i = 0; i < priorities.size(); i++) {
+			long length = (lengths.get(i) instanceof Long value) ? value : 0;
+			total += length;
+			if (wanted > 0 && skip < length) {
+				long count = Math.min(length - skip, wanted);
+				ranges.add(new long[] { priorities.get(i), skip, skip + count - 1 });
+				wanted -= count;
+				skip = 0;
+			}
+			else {
+				skip = Math.max(0, skip - length);
+			}
+		}
+		List<ReadyEntry> entries = new ArrayList<>();
+		for (long[] range : ranges) {
+			List<String> ids = this.redis.opsForList().range(keys.ready((int) range[0]), range[1], range[2]);
+			for (String id : (ids != null) ? ids : List.<String>of()) {
+				entries.add(new ReadyEntry(id, (int) range[0], false));
+			}
+		}
+		List<@Nullable String> states = taskFields(keys, entries.stream().map(ReadyEntry::id).toList(), "s");
+		List<ReadyEntry> checked = new ArrayList<>(entries.size());
+		for (int i = 0; i < entries.size(); i++) {
+			checked.add(new ReadyEntry(entries.get(i).id(), entries.get(i).priority(), "R".equals(states.get(i))));
+		}
+		return new ReadyPage(checked, offset, total);
+	}
+
+	/**
+	 * The lease tokens of tasks, in one pipeline: {@link LeaseHolders} reads the instance
+	 * that holds each.
+	 * @param queue the queue
+	 * @param ids the tasks' ids, at most {@link #MAX_PAGE}
+	 * @return one token per id, {@code null} for a task not leased (or gone)
+	 */
+	public List<@Nullable String> leaseTokens(String queue, List<String> ids) {
+		if (ids.size() > MAX_PAGE) {
+			throw new IllegalArgumentException("At most " + MAX_PAGE + " lease tokens are read at once: " + ids.size());
+		}
+		return taskFields(PartitionKeys.of(this.keyPrefix, queue), ids, "k");
+	}
+
+	// One field of each task's hash; null where the hash or the field is missing, or is
+	// not a hash (bad data).
+	private List<@Nullable String> taskFields(PartitionKeys keys, List<String> ids, String field) {
+		if (ids.isEmpty()) {
+			return List.of();
+		}
+		List<Object> values = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (String id : ids) {
+				connection.hashCommands().hGet(bytes(keys.task(id)), bytes(field));
+			}
+			return null;
+		});
+		List<@Nullable String> fields = new ArrayList<>(ids.size());
+		for (Object value : values) {
+			fields.add((value instanceof String text) ? text : null);
+		}
+		return fields;
+	}
+
+	// The priorities of the ready lists as claims take them (includes/priorities.lua):
+	// those above 0 from the highest, then 0, then those below 0 from the highest.
+	private static List<Integer> claimOrder(@Nullable Set<String> levels) {
+		List<Integer> above = new ArrayList<>();
+		List<Integer> below = new ArrayList<>();
+		for (String level : (levels != null) ? levels : Set.<String>of()) {
+			try {
+				int priority = Integer.parseInt(level);
+				if (priority > 0 && priority <= 10) {
+					above.add(priority);
+				}
+				else if (priority < 0 && priority >= -10) {
+					below.add(priority);
+				}
+			}
+			catch (NumberFormatException ex) {
+				// Only this library writes levels; a member it did not write names no
+				// list.
+			}
+		}
+		List<Integer> order = new ArrayList<>(above);
+		order.add(0);
+		order.addAll(below);
+		return order;
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
 	 * How many scheduled tasks fall due after {@code from} and up to each horizon.
 	 * @param queue the queue
 	 * @param from the start, exclusive (tasks already due are ready or about to be)
@@ -119,11 +238,15 @@ public final class RedisQueueBrowser {
 		}
 	}
 
-	private Page page(String key, long offset, int limit) {
+	private static void checkPage(long offset, int limit) {
 		if (offset < 0 || limit < 1 || limit > MAX_PAGE) {
 			throw new IllegalArgumentException(
 					"A page starts at 0 or later and holds 1 to " + MAX_PAGE + " entries: " + offset + ", " + limit);
 		}
+	}
+
+	private Page page(String key, long offset, int limit) {
+		checkPage(offset, limit);
 		Set<TypedTuple<String>> tuples = this.redis.opsForZSet().rangeWithScores(key, offset, offset + limit - 1);
 		List<Entry> entries = new ArrayList<>();
 		if (tuples != null) {
@@ -145,6 +268,29 @@ public final class RedisQueueBrowser {
 	 * @param total how many there are
 	 */
 	public record Page(List<Entry> entries, long offset, long total) {
+
+	}
+
+	/**
+	 * A page of ready hints.
+	 *
+	 * @param entries the hints, in claim order
+	 * @param offset how many were passed over
+	 * @param total how many hints the ready lists hold (stale ones included)
+	 */
+	public record ReadyPage(List<ReadyEntry> entries, long offset, long total) {
+
+	}
+
+	/**
+	 * A ready hint.
+	 *
+	 * @param id the task's id
+	 * @param priority the priority of the list it waits in
+	 * @param ready whether its task is still ready (else the hint is stale: the task was
+	 * cancelled, moved or has run)
+	 */
+	public record ReadyEntry(String id, int priority, boolean ready) {
 
 	}
 

@@ -91,9 +91,26 @@ public final class RedisQueueHistory {
 	 * @return the lateness, with {@code null} percentiles when no run started
 	 */
 	public Lateness lateness(String queue, Duration span, Instant now) {
+		return lateness(samples(this.settings.keys(queue).minutes(), Duration.ofMinutes(1), span, now));
+	}
+
+	/**
+	 * The counts per minute over a span that ends now and the lateness over it, from one
+	 * read of the samples: {@link #perMinute} and {@link #lateness} together.
+	 * @param queue the queue
+	 * @param span how far back, at most {@link #MINUTES_KEPT} minutes
+	 * @param now the end of the span
+	 * @return the periods and the lateness
+	 */
+	public Recent recent(String queue, Duration span, Instant now) {
+		List<Sample> samples = samples(this.settings.keys(queue).minutes(), Duration.ofMinutes(1), span, now);
+		return new Recent(periods(samples, Duration.ofMinutes(1)), lateness(samples));
+	}
+
+	private static Lateness lateness(List<Sample> samples) {
 		long[] first = null;
 		long[] last = null;
-		for (Sample sample : samples(this.settings.keys(queue).minutes(), Duration.ofMinutes(1), span, now)) {
+		for (Sample sample : samples) {
 			// Samples written before lateness was kept (a rolling deploy may still add
 			// some) have none: the span's lateness runs between those that have it.
 			if (sample.counts().length <= 4) {
@@ -136,10 +153,14 @@ public final class RedisQueueHistory {
 	}
 
 	private List<Period> read(String key, Duration period, Duration span, Instant now) {
+		return periods(samples(key, period, span, now), period);
+	}
+
+	private static List<Period> periods(List<Sample> samples, Duration period) {
 		List<Period> periods = new ArrayList<>();
 		long @Nullable [] previous = null;
 		long previousIndex = 0;
-		for (Sample sample : samples(key, period, span, now)) {
+		for (Sample sample : samples) {
 			long[] counts = sample.counts();
 			long index = sample.index();
 			// Counters that went down were reset (their hash lost or deleted): the series
@@ -263,6 +284,16 @@ public final class RedisQueueHistory {
 			return new Lateness(total, LatenessBuckets.percentile(started, 0.5),
 					LatenessBuckets.percentile(started, 0.99));
 		}
+
+	}
+
+	/**
+	 * A span's counts per minute and its lateness.
+	 *
+	 * @param perMinute one entry per minute with samples on both sides, oldest first
+	 * @param lateness the lateness of the runs started over the span
+	 */
+	public record Recent(List<Period> perMinute, Lateness lateness) {
 
 	}
 

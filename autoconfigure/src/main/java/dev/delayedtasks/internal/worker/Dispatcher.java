@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Queue;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
@@ -19,6 +18,7 @@ import dev.delayedtasks.QueueLimits;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.internal.store.ClaimBatch;
 import dev.delayedtasks.internal.store.ClaimedTask;
+import dev.delayedtasks.internal.store.LeaseHolders;
 import dev.delayedtasks.internal.store.PartitionKeys;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.TaskHandoff;
@@ -90,6 +90,11 @@ final class Dispatcher {
 
 	private final @Nullable TaskHandoffs handoffs;
 
+	private final String instanceId;
+
+	/** How many claim loops this dispatcher has started: each loop's nonce is new. */
+	private long loops;
+
 	private final AtomicInteger running = new AtomicInteger();
 
 	/**
@@ -121,6 +126,7 @@ final class Dispatcher {
 		this.limits = container.limits();
 		this.storeSettings = services.storeSettings();
 		this.handoffs = services.handoffs();
+		this.instanceId = services.instanceId();
 	}
 
 	/**
@@ -130,7 +136,7 @@ final class Dispatcher {
 	 * @param threads makes the queue's threads
 	 */
 	void start(QueueThreads threads) {
-		Loop started = new Loop(UUID.randomUUID().toString().substring(0, 8), new Semaphore(this.concurrency),
+		Loop started = new Loop(LeaseHolders.loopNonce(this.instanceId, ++this.loops), new Semaphore(this.concurrency),
 				new Semaphore(this.concurrency + this.settings.maxClaim()));
 		this.loop = started;
 		started.thread = threads.start("dispatcher", () -> dispatch(started), false);
@@ -552,9 +558,10 @@ final class Dispatcher {
 				return null;
 			}
 			Dispatcher.this.heartbeat.handoffsExpected(room);
-			// '-' never appears in a claim's nonce (the loop's hex, '.' and base 36), so
-			// a
-			// recovery by one kind of nonce never matches the other kind's leases.
+			// '-' never appears in a claim's nonce (the loop's nonce, '.' and base 36;
+			// see
+			// LeaseHolders), so a recovery by one kind of nonce never matches the other
+			// kind's leases.
 			String nonce = owner.nonce + "-h" + Long.toString(this.calls.incrementAndGet(), 36);
 			return new HandoffReservation(owner, room, Dispatcher.this.storeSettings.handoffLease(nonce, room));
 		}

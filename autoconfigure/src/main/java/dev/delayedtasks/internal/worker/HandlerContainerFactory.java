@@ -2,10 +2,10 @@ package dev.delayedtasks.internal.worker;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 
+import dev.delayedtasks.internal.store.LeaseHolders;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.TaskHandoffs;
 import dev.delayedtasks.internal.store.TaskStore;
@@ -66,8 +66,7 @@ public final class HandlerContainerFactory {
 
 	private final @Nullable TaskHandoffs handoffs;
 
-	private final String instanceId = ProcessHandle.current().pid() + "-"
-			+ UUID.randomUUID().toString().substring(0, 8);
+	private final String instanceId = LeaseHolders.newInstanceId();
 
 	private HandlerContainerFactory(Builder builder) {
 		Assert.state(builder.store != null, "A TaskStore is required");

@@ -152,6 +152,10 @@ class RedisQueueHistoryIntegrationTests {
 		assertThat(all.started()).isEqualTo(113);
 		assertThat(all.p50Millis()).isEqualTo(5L);
 		assertThat(all.p99Millis()).as("rank 112 of 113 is above a minute").isEqualTo(60_001L);
+		RedisQueueHistory.Recent recent = this.history.recent(this.queue, Duration.ofMinutes(10), now());
+		assertThat(recent.perMinute()).as("one read: the same as perMinute and lateness apart")
+			.isEqualTo(this.history.perMinute(this.queue, Duration.ofMinutes(10), now()));
+		assertThat(recent.lateness()).isEqualTo(all);
 		advance(Duration.ofMinutes(1));
 		assertThat(this.history.record(this.queue)).as("nothing moved").isFalse();
 		assertThat(this.history.lateness(this.queue, Duration.ofMinutes(1), now()).p50Millis())
