@@ -1,20 +1,11 @@
 package dev.delayedtasks.dashboard;
 
-import java.io.File;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
@@ -43,25 +34,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
-import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.StaleElementReferenceException;
-import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
-import org.openqa.selenium.support.ui.WebDriverWait;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The dashboard's page in a real headless Chromium against a real application with real
@@ -78,13 +60,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @WithRedis
 class DashboardBrowserIntegrationTests {
 
-	private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-
-	private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-
-	private static final Path SCREENSHOTS = Path.of("target", "dashboard-screenshots");
-
-	private static final Duration WAIT = Duration.ofSeconds(10);
+	private static final Duration WAIT = Browser.WAIT;
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
@@ -111,13 +87,12 @@ class DashboardBrowserIntegrationTests {
 	/** No handler: a task whose id is {@code ..}. */
 	private static final String FIND = "b-find";
 
-	private static String missing;
-
 	private static ConfigurableApplicationContext app;
 
-	private static ChromeDriver driver;
+	private static Browser browser;
 
-	private static String origin;
+	/** The browser's driver, for what the page shows. */
+	private static ChromeDriver driver;
 
 	private static List<TaskId> dead;
 
@@ -125,17 +100,12 @@ class DashboardBrowserIntegrationTests {
 
 	@BeforeAll
 	static void start(TestRedis redis) throws Exception {
-		missing = Stream.of(CHROMIUM, CHROMEDRIVER)
-			.filter((binary) -> !Files.isExecutable(binary))
-			.map(Path::toString)
-			.collect(Collectors.joining(" and "));
-		if (!missing.isEmpty()) {
+		if (!Browser.installed()) {
 			return;
 		}
 		app = DashboardTestApplications.start(redis, new Class<?>[] { Secured.class, BrowsedHandlers.class },
 				"--test.application-chain=deny-all", "--delayed-tasks.dashboard.show-payloads=true",
 				"--delayed-tasks.queues." + GROUPS + ".concurrency=4");
-		origin = "http://localhost:" + ((WebServerApplicationContext) app).getWebServer().getPort();
 		DelayedTaskScheduler scheduler = app.getBean(DelayedTaskScheduler.class);
 		dead = new ArrayList<>();
 		for (int i = 0; i < 3; i++) {
@@ -151,26 +121,14 @@ class DashboardBrowserIntegrationTests {
 		for (TaskId id : dead) {
 			awaitState(FAILING, id, TaskState.DEAD);
 		}
-		ChromeOptions options = new ChromeOptions();
-		// Both paths given: Selenium Manager is skipped and nothing is downloaded.
-		options.setBinary(CHROMIUM.toFile());
-		options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-				"--window-size=1400,1000", "--no-first-run", "--disable-background-networking",
-				"--disable-component-update", "--disable-default-apps", "--disable-sync");
-		ChromeDriverService service = new ChromeDriverService.Builder()
-			.usingDriverExecutable(new File(CHROMEDRIVER.toString()))
-			.usingAnyFreePort()
-			.build();
-		driver = new ChromeDriver(service, options);
-		driver.manage().timeouts().scriptTimeout(WAIT);
-		driver.executeCdpCommand("Network.enable", Map.of());
-		Files.createDirectories(SCREENSHOTS);
+		browser = Browser.open(app, "");
+		driver = browser.driver();
 	}
 
 	@AfterAll
 	static void stop() {
-		if (driver != null) {
-			driver.quit();
+		if (browser != null) {
+			browser.close();
 		}
 		if (app != null) {
 			app.close();
@@ -179,31 +137,31 @@ class DashboardBrowserIntegrationTests {
 
 	@BeforeEach
 	void browserIsInstalled() {
-		assumeTrue(missing.isEmpty(), () -> "Chromium and chromium-driver are not installed (no " + missing
-				+ "): apt-get install chromium chromium-driver");
+		Browser.assumeInstalled();
 	}
 
 	@Test
 	void theOverviewListsTheQueuesWithTheirCountsAndAQueueShowsItsTasksAndDeadLetters() throws Exception {
-		logIn("reader");
-		WebElement failing = waitFor(By.cssSelector("#queues tr[data-queue='" + FAILING + "']"));
+		browser.logIn("reader");
+		WebElement failing = browser.waitFor(By.cssSelector("#queues tr[data-queue='" + FAILING + "']"));
 		// Per minute (created / succeeded / failed) comes from the history the handlers
 		// record: its value depends on
 		// when the last sample was taken.
-		assertThat(cells(failing).subList(0, 5)).containsExactly(FAILING, "0", "0", "0", "3");
-		assertThat(cells(failing).get(5)).matches("[0-9.]+ / [0-9.]+ / [0-9.]+");
+		assertThat(Browser.cells(failing).subList(0, 5)).containsExactly(FAILING, "0", "0", "0", "3");
+		assertThat(Browser.cells(failing).get(5)).matches("[0-9.]+ / [0-9.]+ / [0-9.]+");
 		// Lateness p50 / p99 of the last 5 minutes, to a bucket's bound, or none yet.
-		assertThat(cells(failing).get(6)).matches("(≤ [0-9.]+ m?s|—) / (≤ [0-9.]+ m?s|—)");
-		assertThat(cells(failing).subList(7, 10)).containsExactly("0", "0", "0");
-		List<String> laterCells = cells(waitFor(By.cssSelector("#queues tr[data-queue='" + LATER + "']")));
+		assertThat(Browser.cells(failing).get(6)).matches("(≤ [0-9.]+ m?s|—) / (≤ [0-9.]+ m?s|—)");
+		assertThat(Browser.cells(failing).subList(7, 10)).containsExactly("0", "0", "0");
+		List<String> laterCells = Browser
+			.cells(browser.waitFor(By.cssSelector("#queues tr[data-queue='" + LATER + "']")));
 		assertThat(laterCells.subList(0, 5)).containsExactly(LATER, "4", "0", "0", "0");
 		assertThat(laterCells.subList(7, 10)).containsExactly("0", "1", "4");
 		assertThat(driver.findElement(By.id("user")).getText()).isEqualTo("reader (read-only)");
-		screenshot("overview");
+		browser.screenshot("overview");
 
-		click(By.cssSelector("a[data-queue-link='" + LATER + "']"));
-		waitForText(By.id("queue-name"), LATER);
-		List<String> scheduled = texts(By.cssSelector("#scheduled tbody tr td:first-child"));
+		browser.click(By.cssSelector("a[data-queue-link='" + LATER + "']"));
+		browser.waitForText(By.id("queue-name"), LATER);
+		List<String> scheduled = browser.texts(By.cssSelector("#scheduled tbody tr td:first-child"));
 		assertThat(scheduled).containsExactlyInAnyOrderElementsOf(later.stream().map(TaskId::value).toList())
 			.first()
 			.as("the earliest first")
@@ -211,9 +169,9 @@ class DashboardBrowserIntegrationTests {
 		assertThat(driver.getCurrentUrl()).endsWith("/delayed-tasks/#/queues/" + LATER);
 
 		driver.navigate().back();
-		waitFor(By.cssSelector("#queues tr[data-queue='" + FAILING + "']"));
-		click(By.cssSelector("a[data-queue-link='" + FAILING + "']"));
-		waitForText(By.id("queue-name"), FAILING);
+		browser.waitFor(By.cssSelector("#queues tr[data-queue='" + FAILING + "']"));
+		browser.click(By.cssSelector("a[data-queue-link='" + FAILING + "']"));
+		browser.waitForText(By.id("queue-name"), FAILING);
 		List<String> captions = driver.findElements(By.cssSelector(".charts figure figcaption"))
 			.stream()
 			.map(WebElement::getText)
@@ -225,33 +183,34 @@ class DashboardBrowserIntegrationTests {
 			.allSatisfy((caption) -> assertThat(caption).contains("Lateness", "p50", "p99"));
 		List<WebElement> groups = driver.findElements(By.cssSelector("#dead-groups tbody tr"));
 		assertThat(groups).hasSize(1);
-		assertThat(cells(groups.get(0))).startsWith("non-retryable", NonRetryableTaskException.class.getName(), "3");
-		assertThat(texts(By.cssSelector("#dead-letters tbody tr td:first-child")))
+		assertThat(Browser.cells(groups.get(0))).startsWith("non-retryable", NonRetryableTaskException.class.getName(),
+				"3");
+		assertThat(browser.texts(By.cssSelector("#dead-letters tbody tr td:first-child")))
 			.containsExactlyInAnyOrderElementsOf(dead.stream().map(TaskId::value).toList());
-		screenshot("queue");
-		assertOnlyRequestsToTheApplication();
+		browser.screenshot("queue");
+		browser.assertOnlyRequestsToTheApplication();
 	}
 
 	@Test
 	void theHeaderFormFindsATaskEvenOneWhoseIdIsDots() throws Exception {
-		logIn("reader");
-		waitFor(By.cssSelector("#queues tr[data-queue='" + LATER + "']"));
-		find(LATER, later.get(0));
+		browser.logIn("reader");
+		browser.waitFor(By.cssSelector("#queues tr[data-queue='" + LATER + "']"));
+		browser.find(LATER, later.get(0));
 		assertThat(driver.findElement(By.cssSelector("dd[data-field='state']")).getText()).isEqualTo("SCHEDULED");
-		screenshot("task");
-		find(FAILING, dead.get(0));
+		browser.screenshot("task");
+		browser.find(FAILING, dead.get(0));
 		assertThat(driver.findElement(By.cssSelector("dd[data-field='state']")).getText()).isEqualTo("DEAD");
 		assertThat(driver.findElement(By.cssSelector("dd[data-field='last error']")).getText())
 			.contains("always refused");
 		// Payloads are shown, read-only to the reader.
-		waitForText(By.id("payload"), "\"doomed 0\"");
+		browser.waitForText(By.id("payload"), "\"doomed 0\"");
 		assertThat(driver.findElements(By.id("payload-editor"))).isEmpty();
-		find(FIND, TaskId.of(".."));
+		browser.find(FIND, TaskId.of(".."));
 		assertThat(driver.findElement(By.cssSelector("dd[data-field='state']")).getText()).isEqualTo("SCHEDULED");
 		assertThat(driver.getCurrentUrl()).endsWith("#/queues/" + FIND + "/tasks/..");
-		find(LATER, TaskId.of("no-such-task"));
-		waitForText(By.cssSelector("#view h1"), "No task no-such-task in " + LATER);
-		assertOnlyRequestsToTheApplication();
+		browser.find(LATER, TaskId.of("no-such-task"));
+		browser.waitForText(By.cssSelector("#view h1"), "No task no-such-task in " + LATER);
+		browser.assertOnlyRequestsToTheApplication();
 	}
 
 	@Test
@@ -260,32 +219,32 @@ class DashboardBrowserIntegrationTests {
 		BrowsedHandlers handlers = app.getBean(BrowsedHandlers.class);
 		TaskId id = scheduler.enqueue(REDRIVE, "fails once");
 		awaitState(REDRIVE, id, TaskState.DEAD);
-		logIn("writer");
-		show("#/queues/" + REDRIVE);
+		browser.logIn("writer");
+		browser.show("#/queues/" + REDRIVE);
 		assertThat(driver.findElement(By.id("user")).getText()).isEqualTo("writer");
-		click(By.cssSelector("#dead-letters tr[data-dead='" + id + "'] button[data-action='redrive']"));
-		waitForText(By.id("status"), "redrive: done (1)");
+		browser.click(By.cssSelector("#dead-letters tr[data-dead='" + id + "'] button[data-action='redrive']"));
+		browser.waitForText(By.id("status"), "redrive: done (1)");
 		await().atMost(WAIT).until(() -> handlers.runs(REDRIVE, id) == 2);
 		await().atMost(WAIT).until(() -> scheduler.find(REDRIVE, id).isEmpty());
 		assertThat(app.getBean(DeadLetters.class).count(REDRIVE)).isZero();
-		assertOnlyRequestsToTheApplication();
+		browser.assertOnlyRequestsToTheApplication();
 	}
 
 	@Test
 	void aWriterPausesAQueueAfterConfirming() throws Exception {
 		QueueControl control = app.getBean(QueueControl.class);
-		logIn("writer");
-		show("#/queues/" + PAUSE);
-		click(By.cssSelector("button[data-action='pause']"));
-		Alert confirm = new WebDriverWait(driver, WAIT).until(ExpectedConditions.alertIsPresent());
+		browser.logIn("writer");
+		browser.show("#/queues/" + PAUSE);
+		browser.click(By.cssSelector("button[data-action='pause']"));
+		Alert confirm = browser.waitForAlert();
 		assertThat(confirm.getText()).isEqualTo("Pause " + PAUSE + " on every instance?");
 		assertThat(control.isPaused(PAUSE)).as("not before it is confirmed").isFalse();
 		confirm.accept();
 		await().atMost(WAIT).until(() -> control.isPaused(PAUSE));
-		waitFor(By.cssSelector("button[data-action='resume']"));
+		browser.waitFor(By.cssSelector("button[data-action='resume']"));
 		assertThat(driver.findElement(By.cssSelector("#view h1 .pill.paused")).getText()).isEqualTo("paused");
-		screenshot("paused");
-		assertOnlyRequestsToTheApplication();
+		browser.screenshot("paused");
+		browser.assertOnlyRequestsToTheApplication();
 	}
 
 	/**
@@ -299,20 +258,20 @@ class DashboardBrowserIntegrationTests {
 			paged.add(scheduler.schedule(
 					TaskRequest.of(PAGED, "page " + i).header("tenant", "acme").delay(Duration.ofMinutes(60 + i))));
 		}
-		logIn("reader");
-		show("#/queues/" + PAGED);
-		waitForText(By.cssSelector("#scheduled + p"), "1–20 of 25. next →");
-		assertThat(texts(By.cssSelector("#scheduled tbody tr td:first-child"))).hasSize(20)
+		browser.logIn("reader");
+		browser.show("#/queues/" + PAGED);
+		browser.waitForText(By.cssSelector("#scheduled + p"), "1–20 of 25. next →");
+		assertThat(browser.texts(By.cssSelector("#scheduled tbody tr td:first-child"))).hasSize(20)
 			.first()
 			.isEqualTo(paged.get(0).value());
-		click(By.cssSelector("button[data-page='scheduled-next']"));
-		waitForText(By.cssSelector("#scheduled + p"), "21–25 of 25. ← previous");
-		assertThat(texts(By.cssSelector("#scheduled tbody tr td:first-child")))
+		browser.click(By.cssSelector("button[data-page='scheduled-next']"));
+		browser.waitForText(By.cssSelector("#scheduled + p"), "21–25 of 25. ← previous");
+		assertThat(browser.texts(By.cssSelector("#scheduled tbody tr td:first-child")))
 			.containsExactlyElementsOf(paged.subList(20, 25).stream().map(TaskId::value).toList());
-		show("#/queues/" + PAGED + "/tasks/" + paged.get(3));
-		assertThat(waitFor(By.cssSelector("#headers")).getText()).contains("tenant", "acme");
-		screenshot("task-headers");
-		assertOnlyRequestsToTheApplication();
+		browser.show("#/queues/" + PAGED + "/tasks/" + paged.get(3));
+		assertThat(browser.waitFor(By.cssSelector("#headers")).getText()).contains("tenant", "acme");
+		browser.screenshot("task-headers");
+		browser.assertOnlyRequestsToTheApplication();
 	}
 
 	/**
@@ -326,36 +285,37 @@ class DashboardBrowserIntegrationTests {
 		RecurringTasks recurring = app.getBean(RecurringTasks.class);
 		Handlers handlers = app.getBean(Handlers.class);
 		recurring.upsert(RecurringSchedule.fixedRate("b-yearly", "work", Duration.ofDays(365)).payload("yearly"));
-		logIn("writer");
-		show("#/schedules");
+		browser.logIn("writer");
+		browser.show("#/schedules");
 		By row = By.cssSelector("#schedules tr[data-schedule='b-yearly']");
-		waitFor(row);
+		browser.waitFor(row);
 		assertThat(driver.findElement(row).findElement(By.cssSelector("td[data-field='last']")).getText())
 			.isEqualTo("—");
-		click(By.cssSelector("#schedules tr[data-schedule='b-yearly'] button[data-action='trigger']"));
-		Alert confirm = new WebDriverWait(driver, WAIT).until(ExpectedConditions.alertIsPresent());
+		browser.click(By.cssSelector("#schedules tr[data-schedule='b-yearly'] button[data-action='trigger']"));
+		Alert confirm = browser.waitForAlert();
 		assertThat(confirm.getText()).isEqualTo("Run b-yearly once now?");
 		confirm.accept();
 		await().atMost(WAIT)
 			.until(() -> handlers.ran("work").stream().anyMatch((id) -> id.value().startsWith("b-yearly:")));
 		await().atMost(WAIT).until(() -> "succeeded".equals(recurring.find("b-yearly").orElseThrow().lastOutcome()));
-		show("#/schedules");
-		waitForText(By.cssSelector("#schedules tr[data-schedule='b-yearly'] td[data-field='outcome']"), "succeeded");
-		screenshot("schedules");
-		logIn("reader");
-		show("#/schedules");
-		waitFor(row);
+		browser.show("#/schedules");
+		browser.waitForText(By.cssSelector("#schedules tr[data-schedule='b-yearly'] td[data-field='outcome']"),
+				"succeeded");
+		browser.screenshot("schedules");
+		browser.logIn("reader");
+		browser.show("#/schedules");
+		browser.waitFor(row);
 		assertThat(driver.findElements(By.cssSelector("#schedules button.write"))).isEmpty();
-		show("#/instances");
+		browser.show("#/instances");
 		String instanceId = app.getBean(HandlerContainerFactory.class).instanceId();
 		By instance = By.cssSelector("#instances tr[data-instance='" + instanceId + "']");
-		waitFor(instance);
+		browser.waitFor(instance);
 		assertThat(driver.findElement(instance).findElements(By.cssSelector("[data-handler]")))
 			.extracting((element) -> element.getDomAttribute("data-handler"))
 			.contains("work", FAILING, REDRIVE);
-		screenshot("instances");
+		browser.screenshot("instances");
 		recurring.remove("b-yearly");
-		assertOnlyRequestsToTheApplication();
+		browser.assertOnlyRequestsToTheApplication();
 	}
 
 	/**
@@ -381,27 +341,29 @@ class DashboardBrowserIntegrationTests {
 		assertThat(groupA).hasSize(105);
 		await().atMost(Duration.ofSeconds(30)).until(() -> deadLetters.count(GROUPS) == 108);
 
-		logIn("writer");
-		show("#/queues/" + GROUPS);
+		browser.logIn("writer");
+		browser.show("#/queues/" + GROUPS);
 		By group = By.cssSelector("#dead-groups tr[data-group='" + IllegalStateException.class.getName() + "']");
-		assertThat(cells(waitFor(group))).startsWith("retries-exhausted", IllegalStateException.class.getName(), "105");
-		screenshot("group-before");
-		click(By.cssSelector("#dead-groups tr[data-group='" + IllegalStateException.class.getName()
+		assertThat(Browser.cells(browser.waitFor(group))).startsWith("retries-exhausted",
+				IllegalStateException.class.getName(), "105");
+		browser.screenshot("group-before");
+		browser.click(By.cssSelector("#dead-groups tr[data-group='" + IllegalStateException.class.getName()
 				+ "'] button[data-action='redrive-group']"));
-		Alert confirm = new WebDriverWait(driver, WAIT).until(ExpectedConditions.alertIsPresent());
+		Alert confirm = browser.waitForAlert();
 		assertThat(confirm.getText()).isEqualTo("redrive every dead letter of " + GROUPS + " with retries-exhausted / "
 				+ IllegalStateException.class.getName() + "?");
 		assertThat(deadLetters.count(GROUPS)).as("not before it is confirmed").isEqualTo(108);
 		confirm.accept();
-		waitForText(By.id("status"), "redrive: 105 done, 3 dead letters left");
+		browser.waitForText(By.id("status"), "redrive: 105 done, 3 dead letters left");
 		assertThat(deadLetters.list(GROUPS, 1000)).extracting(DeadLetter::id)
 			.containsExactlyInAnyOrderElementsOf(groupB);
 		await().atMost(WAIT).until(() -> groupA.stream().allMatch((id) -> handlers.runs(GROUPS, id) == 2));
-		waitFor(By.cssSelector("#dead-groups tr[data-group='" + IllegalArgumentException.class.getName() + "']"));
+		browser
+			.waitFor(By.cssSelector("#dead-groups tr[data-group='" + IllegalArgumentException.class.getName() + "']"));
 		// The page shows the dead set after the action once its last read returns.
-		new WebDriverWait(driver, WAIT).until(ExpectedConditions.numberOfElementsToBe(group, 0));
-		screenshot("group-after");
-		assertOnlyRequestsToTheApplication();
+		browser.until(ExpectedConditions.numberOfElementsToBe(group, 0));
+		browser.screenshot("group-after");
+		browser.assertOnlyRequestsToTheApplication();
 	}
 
 	/**
@@ -417,18 +379,18 @@ class DashboardBrowserIntegrationTests {
 			ids.add(scheduler.enqueue(REFUSED, "refused " + i));
 		}
 		await().atMost(WAIT).until(() -> app.getBean(DeadLetters.class).count(REFUSED) == 5);
-		logIn("writer");
-		show("#/queues/" + REFUSED);
-		click(By.cssSelector("button[data-action='redrive-group']"));
-		new WebDriverWait(driver, WAIT).until(ExpectedConditions.alertIsPresent()).accept();
-		new WebDriverWait(driver, WAIT).until((WebDriver ignored) -> driver.findElement(By.id("status"))
+		browser.logIn("writer");
+		browser.show("#/queues/" + REFUSED);
+		browser.click(By.cssSelector("button[data-action='redrive-group']"));
+		browser.waitForAlert().accept();
+		browser.until((page) -> page.findElement(By.id("status"))
 			.getText()
 			.matches("redrive: \\d+ done, \\d+ dead letters left"));
 		assertThat(driver.findElement(By.id("status")).getText()).startsWith("redrive: 5 done, ");
 		await().atMost(WAIT).until(() -> ids.stream().allMatch((id) -> handlers.runs(REFUSED, id) == 2));
 		await().atMost(WAIT).until(() -> app.getBean(DeadLetters.class).count(REFUSED) == 5);
 		assertThat(ids).allMatch((id) -> handlers.runs(REFUSED, id) == 2);
-		assertOnlyRequestsToTheApplication();
+		browser.assertOnlyRequestsToTheApplication();
 	}
 
 	@Test
@@ -437,44 +399,44 @@ class DashboardBrowserIntegrationTests {
 		Handlers handlers = app.getBean(Handlers.class);
 		TaskId id = scheduler.schedule(TaskRequest.of("mend", new Letter("", 1)).header("tenant", "acme"));
 		awaitState("mend", id, TaskState.DEAD);
-		logIn("writer");
-		show("#/queues/mend/tasks/" + id);
-		WebElement editor = waitFor(By.id("payload-editor"));
+		browser.logIn("writer");
+		browser.show("#/queues/mend/tasks/" + id);
+		WebElement editor = browser.waitFor(By.id("payload-editor"));
 		assertThat(json.readTree(editor.getDomProperty("value")))
 			.isEqualTo(json.readTree("{\"to\":\"\",\"copies\":1}"));
 		editor.clear();
 		editor.sendKeys("{\"to\": \"ann@example.com\", \"copies\": 2}");
-		screenshot("edit-payload");
-		click(By.cssSelector("button[data-action='redrive-edited']"));
-		waitForText(By.id("status"), "redriven with the edited payload");
+		browser.screenshot("edit-payload");
+		browser.click(By.cssSelector("button[data-action='redrive-edited']"));
+		browser.waitForText(By.id("status"), "redriven with the edited payload");
 		await().atMost(WAIT).until(() -> handlers.runs("mend", id).size() == 2);
 		Run run = handlers.runs("mend", id).get(1);
 		assertThat(run.payload()).isEqualTo(new Letter("ann@example.com", 2));
 		assertThat(run.headers()).containsEntry("tenant", "acme");
 		await().atMost(WAIT).until(() -> scheduler.find("mend", id).isEmpty());
 		assertThat(app.getBean(DeadLetters.class).list("mend", 100)).noneMatch((letter) -> letter.id().equals(id));
-		assertOnlyRequestsToTheApplication();
+		browser.assertOnlyRequestsToTheApplication();
 	}
 
 	@Test
 	void aReaderSeesNoWriteControlOnAnyPageThatShowsThemToAWriter() throws Exception {
 		List<String> pages = List.of("#/", "#/queues/" + FAILING, "#/queues/" + LATER,
 				"#/queues/" + LATER + "/tasks/" + later.get(1), "#/queues/" + FAILING + "/tasks/" + dead.get(1));
-		logIn("writer");
+		browser.logIn("writer");
 		for (String page : pages.subList(1, pages.size())) {
-			show(page);
+			browser.show(page);
 			assertThat(driver.findElements(By.cssSelector("button.write"))).as("the writer on " + page).isNotEmpty();
 		}
 		assertThat(driver.findElements(By.id("payload-editor"))).as("the writer on a dead letter").hasSize(1);
-		logIn("reader");
+		browser.logIn("reader");
 		for (String page : pages) {
-			show(page);
+			browser.show(page);
 			assertThat(driver.findElements(By.cssSelector("button.write"))).as("the reader on " + page).isEmpty();
 		}
-		waitFor(By.id("payload"));
+		browser.waitFor(By.id("payload"));
 		assertThat(driver.findElements(By.id("payload-editor"))).as("the reader on a dead letter").isEmpty();
-		screenshot("reader-task");
-		assertOnlyRequestsToTheApplication();
+		browser.screenshot("reader-task");
+		browser.assertOnlyRequestsToTheApplication();
 	}
 
 	@Test
@@ -482,121 +444,20 @@ class DashboardBrowserIntegrationTests {
 		DelayedTaskScheduler scheduler = app.getBean(DelayedTaskScheduler.class);
 		TaskId id = scheduler.enqueue("doomed", Handlers.HOSTILE);
 		awaitState("doomed", id, TaskState.DEAD);
-		logIn("writer");
-		show("#/queues/doomed");
-		waitFor(By.cssSelector("#dead-letters tbody tr"));
+		browser.logIn("writer");
+		browser.show("#/queues/doomed");
+		browser.waitFor(By.cssSelector("#dead-letters tbody tr"));
 		assertThat(driver.findElement(By.id("dead-letters")).getText()).contains("<img src=x onerror=");
 		assertThat(driver.findElement(By.id("dead-groups")).getText()).contains("<script>");
 		assertThat(driver.findElements(By.cssSelector("#view img, #view script"))).isEmpty();
-		show("#/queues/doomed/tasks/" + id);
+		browser.show("#/queues/doomed/tasks/" + id);
 		assertThat(driver.findElement(By.cssSelector("dd[data-field='last error']")).getText()).contains("<img src=x");
-		assertThat(waitFor(By.id("payload-editor")).getDomProperty("value")).contains("<img src=x onerror=",
+		assertThat(browser.waitFor(By.id("payload-editor")).getDomProperty("value")).contains("<img src=x onerror=",
 				"<script>window.__xss=2</script>");
 		assertThat(driver.findElements(By.cssSelector("#view img, #view script"))).isEmpty();
 		assertThat(driver.executeScript("return window.__xss;")).isNull();
-		screenshot("hostile");
-		assertOnlyRequestsToTheApplication();
-	}
-
-	/**
-	 * Send this user's Basic credentials with every request from now on, forget the
-	 * session, and load the overview.
-	 */
-	private static void logIn(String user) {
-		String credentials = user + ":" + DashboardTestApplications.password(user);
-		driver.executeCdpCommand("Network.setExtraHTTPHeaders", Map.of("headers", Map.of("Authorization",
-				"Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)))));
-		driver.get(origin + "/delayed-tasks/");
-		driver.manage().deleteAllCookies();
-		driver.get(origin + "/delayed-tasks/");
-		waitForText(By.id("user"), user.equals("reader") ? "reader (read-only)" : "writer");
-		waitFor(By.id("queues"));
-	}
-
-	/**
-	 * Open a page of the dashboard and wait until it shows it.
-	 */
-	private static void show(String fragment) {
-		driver.get(origin + "/delayed-tasks/" + fragment);
-		// Only the fragment may have changed: the page that was shown may still be there.
-		String[] parts = fragment.split("/");
-		if (fragment.contains("/tasks/")) {
-			waitForText(By.id("task-id"), parts[parts.length - 1]);
-		}
-		else if (fragment.startsWith("#/queues/")) {
-			waitForText(By.id("queue-name"), parts[parts.length - 1]);
-		}
-		else if (fragment.startsWith("#/schedules")) {
-			waitFor(By.id("schedules"));
-		}
-		else if (fragment.startsWith("#/instances")) {
-			waitFor(By.id("instances"));
-		}
-		else {
-			waitFor(By.id("queues"));
-		}
-	}
-
-	private static void find(String queue, TaskId id) {
-		WebElement queueField = driver.findElement(By.id("find-queue"));
-		queueField.clear();
-		queueField.sendKeys(queue);
-		WebElement idField = driver.findElement(By.id("find-id"));
-		idField.clear();
-		idField.sendKeys(id.value());
-		driver.findElement(By.cssSelector("#find button[type='submit']")).click();
-		if (!id.value().equals("no-such-task")) {
-			waitForText(By.id("task-id"), id.value());
-		}
-	}
-
-	private static WebElement waitFor(By by) {
-		return new WebDriverWait(driver, WAIT).until(ExpectedConditions.presenceOfElementLocated(by));
-	}
-
-	private static void waitForText(By by, String text) {
-		new WebDriverWait(driver, WAIT).ignoring(StaleElementReferenceException.class)
-			.until((WebDriver ignored) -> driver.findElements(by)
-				.stream()
-				.anyMatch((element) -> element.getText().equals(text)));
-	}
-
-	/**
-	 * Click what the page shows now: it redraws itself every few seconds.
-	 */
-	private static void click(By by) {
-		new WebDriverWait(driver, WAIT).ignoring(StaleElementReferenceException.class).until((WebDriver ignored) -> {
-			driver.findElement(by).click();
-			return true;
-		});
-	}
-
-	private static List<String> cells(WebElement row) {
-		return row.findElements(By.tagName("td")).stream().map(WebElement::getText).toList();
-	}
-
-	private static List<String> texts(By by) {
-		return new WebDriverWait(driver, WAIT).ignoring(StaleElementReferenceException.class)
-			.until((WebDriver ignored) -> driver.findElements(by).stream().map(WebElement::getText).toList());
-	}
-
-	/**
-	 * Every resource the current page loaded (scripts, styles, every fetch of the API)
-	 * came from the application.
-	 */
-	@SuppressWarnings("unchecked")
-	private static void assertOnlyRequestsToTheApplication() {
-		List<String> requested = (List<String>) ((JavascriptExecutor) driver).executeScript(
-				"return performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))"
-						+ ".map((entry) => entry.name);");
-		assertThat(requested).isNotEmpty()
-			.anyMatch((url) -> url.contains("/delayed-tasks/api/"))
-			.allSatisfy((url) -> assertThat(url).startsWith(origin + "/"));
-	}
-
-	private static void screenshot(String name) throws IOException {
-		File file = driver.getScreenshotAs(OutputType.FILE);
-		Files.copy(file.toPath(), SCREENSHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+		browser.screenshot("hostile");
+		browser.assertOnlyRequestsToTheApplication();
 	}
 
 	private static void awaitState(String queue, TaskId id, TaskState state) {
