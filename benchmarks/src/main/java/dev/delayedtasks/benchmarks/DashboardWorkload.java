@@ -21,7 +21,7 @@ import org.springframework.stereotype.Component;
  * 1,000,000 scheduled tasks in 1,000 queues ({@link DashboardFill}), against the same
  * views over a small fill (1,000 tasks in 10 queues): the queue overview read from Redis
  * (its kept copy forgotten before each view) and from the copy, a queue's page, its
- * charts, its first 20 scheduled and running tasks, a task, and the first page of
+ * charts, its first 20 scheduled, ready and running tasks, a task, and the first page of
  * recurring schedules. One line per view, the small fill's figures prefixed
  * {@code small_}, and {@code growth}: Redis time per view of the large fill over the
  * small one's.
@@ -136,6 +136,10 @@ class DashboardWorkload implements Workload {
 
 		SCHEDULED("-scheduled",
 				(data) -> (i) -> API + "/queue/scheduled"
+						+ DashboardServer.query("name", data.first(), "offset", "0", "limit", "20")),
+
+		READY("-ready",
+				(data) -> (i) -> API + "/queue/ready"
 						+ DashboardServer.query("name", data.first(), "offset", "0", "limit", "20")),
 
 		RUNNING("-running",

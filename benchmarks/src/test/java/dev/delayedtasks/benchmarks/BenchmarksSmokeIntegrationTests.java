@@ -30,8 +30,8 @@ class BenchmarksSmokeIntegrationTests {
 			.containsExactly("startup", "redis-baseline", "delayed", "immediate", "immediate-batch",
 					"immediate-tracked", "immediate-tracked16", "retry", "backlog", "memory", "steady", "producers",
 					"async", "reactive", "rate-limited", "many-keys", "dashboard-overview", "dashboard-overview-cached",
-					"dashboard-queue", "dashboard-charts", "dashboard-scheduled", "dashboard-running", "dashboard-task",
-					"dashboard-schedules");
+					"dashboard-queue", "dashboard-charts", "dashboard-scheduled", "dashboard-ready",
+					"dashboard-running", "dashboard-task", "dashboard-schedules");
 		// Every workload that runs tasks: the Redis baseline runs none, and the startup
 		// workload counts only lost runs.
 		assertThat(runner.results()).filteredOn((result) -> result.fields().containsKey("early"))

@@ -25,6 +25,8 @@ import dev.delayedtasks.dashboard.DashboardTestApplications.Handlers;
 import dev.delayedtasks.dashboard.DashboardTestApplications.Letter;
 import dev.delayedtasks.dashboard.DashboardTestApplications.Run;
 import dev.delayedtasks.dashboard.DashboardTestApplications.Secured;
+import dev.delayedtasks.internal.store.LeaseHolders;
+import dev.delayedtasks.internal.store.TaskStore;
 import dev.delayedtasks.internal.worker.HandlerContainerFactory;
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
@@ -83,6 +85,9 @@ class DashboardBrowserIntegrationTests {
 
 	/** No handler: 25 tasks scheduled an hour away and more, paged. */
 	private static final String PAGED = "b-paged";
+
+	/** No handler: ready tasks, one of them leased. */
+	private static final String READY = "b-ready";
 
 	/** No handler: a task whose id is {@code ..}. */
 	private static final String FIND = "b-find";
@@ -271,6 +276,33 @@ class DashboardBrowserIntegrationTests {
 		browser.show("#/queues/" + PAGED + "/tasks/" + paged.get(3));
 		assertThat(browser.waitFor(By.cssSelector("#headers")).getText()).contains("tenant", "acme");
 		browser.screenshot("task-headers");
+		browser.assertOnlyRequestsToTheApplication();
+	}
+
+	/**
+	 * A queue's page lists its ready tasks in claim order (highest priority first) and
+	 * its running tasks with the instance that holds each lease.
+	 */
+	@Test
+	void readyTasksAreListedInClaimOrderAndRunningOnesWithTheirHolder() throws Exception {
+		DelayedTaskScheduler scheduler = app.getBean(DelayedTaskScheduler.class);
+		scheduler.schedule(TaskRequest.of(READY, "taken").id("taken").priority(9));
+		scheduler.schedule(TaskRequest.of(READY, "plain").id("plain"));
+		scheduler.schedule(TaskRequest.of(READY, "urgent").id("urgent").priority(4));
+		// A claim by this instance's tag: no handler runs the queue, so the lease stays.
+		String here = app.getBean(HandlerContainerFactory.class).instanceId();
+		assertThat(app.getBean(TaskStore.class).claim(READY, 1, LeaseHolders.loopNonce(here, 1000) + ".1").tasks())
+			.hasSize(1);
+		browser.logIn("reader");
+		browser.show("#/queues/" + READY);
+		browser.waitForText(By.cssSelector("#ready + p"), "1–2 of 2.");
+		assertThat(browser.texts(By.cssSelector("#ready tbody tr td:first-child"))).containsExactly("urgent", "plain");
+		// The instance reports itself a second after it starts: the page, refreshing,
+		// then
+		// names it.
+		browser.waitForText(By.cssSelector("#running tbody tr[data-task='taken'] td:last-child"), here);
+		assertThat(browser.cells(By.cssSelector("#running tbody tr[data-task='taken']"))).last().isEqualTo(here);
+		browser.screenshot("queue-ready-running");
 		browser.assertOnlyRequestsToTheApplication();
 	}
 
