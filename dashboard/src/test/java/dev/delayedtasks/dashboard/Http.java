@@ -63,7 +63,10 @@ final class Http {
 	 */
 	static Http as(ConfigurableApplicationContext context, @Nullable String user) {
 		return new Http(((WebServerApplicationContext) context).getWebServer().getPort(),
+				// HTTP/1.1 as browsers speak it over plain http: the JDK client would
+				// otherwise offer an h2c upgrade on each new connection.
 				HttpClient.newBuilder()
+					.version(HttpClient.Version.HTTP_1_1)
 					.connectTimeout(Duration.ofSeconds(5))
 					.cookieHandler(new CookieManager())
 					.build(),
