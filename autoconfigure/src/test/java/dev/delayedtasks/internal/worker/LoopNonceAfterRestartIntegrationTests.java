@@ -1,6 +1,5 @@
 package dev.delayedtasks.internal.worker;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
