@@ -1,5 +1,6 @@
 package dev.delayedtasks.dashboard;
 
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,7 @@ import dev.delayedtasks.annotation.DelayedTaskHandler;
 import dev.delayedtasks.dashboard.DashboardTestApplications.Secured;
 import dev.delayedtasks.internal.store.ClaimBatch;
 import dev.delayedtasks.internal.store.LeaseHolders;
+import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.TaskStore;
 import dev.delayedtasks.internal.worker.HandlerContainerFactory;
 import dev.delayedtasks.test.TestRedis;
@@ -25,6 +27,7 @@ import tools.jackson.databind.JsonNode;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -118,6 +121,41 @@ class DashboardQueueListsIntegrationTests {
 		assertThat(Http.as(app, DashboardTestApplications.OTHER)
 			.get(D + "/api/queue/running" + Http.query("name", "hold"))
 			.statusCode()).isEqualTo(403);
+	}
+
+	@Test
+	void oneCorruptTaskAmongTwentyLeavesTheRunningAndReadyPagesReadable() throws Exception {
+		// Review: one task key that is not a hash (bad data) failed the whole page's
+		// pipeline with WRONGTYPE, so the page answered 500.
+		DelayedTaskScheduler scheduler = app.getBean(DelayedTaskScheduler.class);
+		for (int i = 0; i < 20; i++) {
+			scheduler.schedule(TaskRequest.of("corrupt-running", "r" + i).id(TaskId.of("run-" + i)));
+			scheduler.schedule(TaskRequest.of("corrupt-ready", "w" + i).id(TaskId.of("wait-" + i)));
+		}
+		ClaimBatch claimed = app.getBean(TaskStore.class)
+			.claim("corrupt-running", 20, LeaseHolders.loopNonce(LeaseHolders.newInstanceId(), 1) + ".1");
+		assertThat(claimed.tasks()).hasSize(20);
+		StringRedisTemplate redis = app.getBean(StringRedisTemplate.class);
+		StoreSettings settings = app.getBean(StoreSettings.class);
+		for (String[] bad : new String[][] { { "corrupt-running", "run-7" }, { "corrupt-ready", "wait-7" } }) {
+			String key = settings.keys(bad[0]).task(bad[1]);
+			redis.delete(key);
+			redis.opsForValue().set(key, "not a hash");
+		}
+		Http reader = Http.as(app, DashboardTestApplications.READER);
+		HttpResponse<String> running = reader.get(D + "/api/queue/running" + Http.query("name", "corrupt-running"));
+		assertThat(running.statusCode()).as(running.body()).isEqualTo(200);
+		JsonNode runningPage = Http.json(running);
+		assertThat(runningPage.get("entries")).hasSize(20);
+		assertThat(runningPage.get("entries").valueStream().filter((entry) -> entry.get("holder").isNull()).count())
+			.as("only the corrupt task names no holder")
+			.isEqualTo(1);
+		HttpResponse<String> ready = reader.get(D + "/api/queue/ready" + Http.query("name", "corrupt-ready"));
+		assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
+		JsonNode readyPage = Http.json(ready);
+		assertThat(readyPage.get("entries")).hasSize(20);
+		assertThat(readyPage.get("entries").valueStream().filter((entry) -> !entry.get("ready").asBoolean()).count())
+			.isEqualTo(1);
 	}
 
 	/** Its handler holds each task until the class ends. */

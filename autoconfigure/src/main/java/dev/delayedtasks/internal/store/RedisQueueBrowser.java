@@ -5,11 +5,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisPipelineException;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
@@ -83,12 +85,14 @@ public final class RedisQueueBrowser {
 		checkPage(offset, limit);
 		PartitionKeys keys = PartitionKeys.of(this.keyPrefix, queue);
 		List<Integer> priorities = claimOrder(this.redis.opsForZSet().reverseRange(keys.levels(), 0, -1));
-		List<Object> lengths = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+		List<@Nullable Object> lengths = pipelined((connection) -> {
 			for (int priority : priorities) {
 				connection.listCommands().lLen(bytes(keys.ready(priority)));
 			}
 			return null;
-		});
+		}, priorities.stream()
+			.<Supplier<@Nullable Object>>map((priority) -> () -> this.redis.opsForList().size(keys.ready(priority)))
+			.toList());
 		long total = 0;
 		List<long[]> ranges = new ArrayList<>();
 		long skip = offset;
@@ -141,17 +145,47 @@ public final class RedisQueueBrowser {
 		if (ids.isEmpty()) {
 			return List.of();
 		}
-		List<Object> values = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+		List<@Nullable Object> values = pipelined((connection) -> {
 			for (String id : ids) {
 				connection.hashCommands().hGet(bytes(keys.task(id)), bytes(field));
 			}
 			return null;
-		});
+		}, ids.stream()
+			.<Supplier<@Nullable Object>>map((id) -> () -> this.redis.opsForHash().get(keys.task(id), field))
+			.toList());
 		List<@Nullable String> fields = new ArrayList<>(ids.size());
 		for (Object value : values) {
-			fields.add((value instanceof String text) ? text : null);
+			fields.add((value instanceof String text) ? text
+					: (value instanceof byte[] raw) ? new String(raw, StandardCharsets.UTF_8) : null);
 		}
 		return fields;
+	}
+
+	// A pipeline's replies. One key of the wrong type (bad data) fails only its own
+	// command, but Spring then fails the whole pipeline and keeps none of its replies: so
+	// the commands are sent again one by one, each WRONGTYPE reading as null. Any other
+	// error (Redis unreachable, a missing permission) still fails the read.
+	private List<@Nullable Object> pipelined(RedisCallback<Object> commands,
+			List<Supplier<@Nullable Object>> oneByOne) {
+		try {
+			return new ArrayList<>(this.redis.executePipelined(commands));
+		}
+		catch (RedisPipelineException ex) {
+			List<@Nullable Object> replies = new ArrayList<>(oneByOne.size());
+			for (Supplier<@Nullable Object> command : oneByOne) {
+				try {
+					replies.add(command.get());
+				}
+				catch (DataAccessException error) {
+					String message = NestedExceptionUtils.getMostSpecificCause(error).getMessage();
+					if (message == null || !message.contains("WRONGTYPE")) {
+						throw error;
+					}
+					replies.add(null);
+				}
+			}
+			return replies;
+		}
 	}
 
 	// The priorities of the ready lists as claims take them (includes/priorities.lua):

@@ -92,8 +92,13 @@ final class Dispatcher {
 
 	private final String instanceId;
 
-	/** How many claim loops this dispatcher has started: each loop's nonce is new. */
-	private long loops;
+	/**
+	 * How many claim loops this JVM has started: each loop's nonce is new, also across
+	 * dispatchers of the same instance (a stop and start of the handler registry makes
+	 * new dispatchers, while a loop the stop gave up on may still recover its lost claims
+	 * by nonce).
+	 */
+	private static final AtomicLong LOOPS = new AtomicLong();
 
 	private final AtomicInteger running = new AtomicInteger();
 
@@ -136,8 +141,8 @@ final class Dispatcher {
 	 * @param threads makes the queue's threads
 	 */
 	void start(QueueThreads threads) {
-		Loop started = new Loop(LeaseHolders.loopNonce(this.instanceId, ++this.loops), new Semaphore(this.concurrency),
-				new Semaphore(this.concurrency + this.settings.maxClaim()));
+		Loop started = new Loop(LeaseHolders.loopNonce(this.instanceId, LOOPS.incrementAndGet()),
+				new Semaphore(this.concurrency), new Semaphore(this.concurrency + this.settings.maxClaim()));
 		this.loop = started;
 		started.thread = threads.start("dispatcher", () -> dispatch(started), false);
 		if (this.handoffs != null) {

@@ -91,4 +91,53 @@ class RedisQueueBrowserIntegrationTests {
 			.containsExactly("claimed");
 	}
 
+	@Test
+	void oneTaskKeyThatIsNotAHashLeavesTheOtherLeaseTokensReadable() {
+		// Review: a task hash that is not a hash (bad data) makes HGET fail with
+		// WRONGTYPE inside the pipeline; the javadoc promises null for it, not a failed
+		// page for the other 19 tasks.
+		String queue = "browse-bad-token";
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			ids.add("t" + i);
+			this.fixture.scheduler.schedule(TaskRequest.of(queue, "x" + i).id(TaskId.of("t" + i)));
+		}
+		ClaimBatch batch = this.fixture.store.claim(queue, 10,
+				LeaseHolders.loopNonce(LeaseHolders.newInstanceId(), 1) + ".1");
+		assertThat(batch.tasks()).hasSize(3);
+		PartitionKeys keys = PartitionKeys.of(this.fixture.settings.keyPrefix(), queue);
+		this.fixture.redis.delete(keys.task("t1"));
+		this.fixture.redis.opsForValue().set(keys.task("t1"), "not a hash");
+
+		List<String> tokens = this.browser.leaseTokens(queue, ids);
+		assertThat(tokens.get(1)).isNull();
+		assertThat(tokens.get(0)).isNotNull();
+		assertThat(tokens.get(2)).isNotNull();
+	}
+
+	@Test
+	void oneReadyTaskKeyThatIsNotAHashLeavesTheReadyPageReadable() {
+		String queue = "browse-bad-ready";
+		for (int i = 0; i < 3; i++) {
+			this.fixture.scheduler.schedule(TaskRequest.of(queue, "x" + i).id(TaskId.of("r" + i)));
+		}
+		PartitionKeys keys = PartitionKeys.of(this.fixture.settings.keyPrefix(), queue);
+		this.fixture.redis.delete(keys.task("r1"));
+		this.fixture.redis.opsForValue().set(keys.task("r1"), "not a hash");
+
+		RedisQueueBrowser.ReadyPage page = this.browser.ready(queue, 0, 20);
+		assertThat(page.entries()).extracting(ReadyEntry::id).containsExactly("r0", "r1", "r2");
+		assertThat(page.entries()).extracting(ReadyEntry::ready).containsExactly(true, false, true);
+	}
+
+	@Test
+	void aLevelsMemberThatIsNotANumberIsPassedOver() {
+		String queue = "browse-bad-level";
+		this.fixture.scheduler.schedule(TaskRequest.of(queue, "a").id(TaskId.of("a")).priority(3));
+		this.fixture.scheduler.schedule(TaskRequest.of(queue, "b").id(TaskId.of("b")));
+		PartitionKeys keys = PartitionKeys.of(this.fixture.settings.keyPrefix(), queue);
+		this.fixture.redis.opsForZSet().add(keys.levels(), "junk", 4);
+		assertThat(this.browser.ready(queue, 0, 20).entries()).extracting(ReadyEntry::id).containsExactly("a", "b");
+	}
+
 }

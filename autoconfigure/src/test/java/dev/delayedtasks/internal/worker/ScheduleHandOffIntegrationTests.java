@@ -57,14 +57,20 @@ import static org.awaitility.Awaitility.await;
 @WithRedis
 class ScheduleHandOffIntegrationTests {
 
-	/** A hand-off's lease token: the loop's nonce, {@code -h} and the call's number. */
-	private static final String HANDED_OFF = "^[0-9a-f]{8}-h[0-9a-z]+:\\d+$";
+	/**
+	 * A hand-off's lease token: the loop's nonce (instance tag, loop number), {@code -h}
+	 * and the call's number.
+	 */
+	private static final String HANDED_OFF = "^[0-9a-f]{8}[0-9a-z]+-h[0-9a-z]+:\\d+$";
 
 	/** A lease that outlasts a test whose tasks must run exactly once. */
 	private static final String LONG_LEASE = "delayed-tasks.worker.lease-duration=30s";
 
-	/** A claim's lease token: the loop's nonce and the claim's number. */
-	private static final String CLAIMED = "^[0-9a-f]{8}\\.[0-9a-z]+:\\d+$";
+	/**
+	 * A claim's lease token: the loop's nonce (instance tag, loop number) and the claim's
+	 * number.
+	 */
+	private static final String CLAIMED = "^[0-9a-f]{8}[0-9a-z]+\\.[0-9a-z]+:\\d+$";
 
 	private final TestRedis redis;
 
