@@ -18,7 +18,6 @@ import dev.delayedtasks.QueueLimits;
 import dev.delayedtasks.TaskContext;
 import dev.delayedtasks.internal.store.ClaimBatch;
 import dev.delayedtasks.internal.store.ClaimedTask;
-import dev.delayedtasks.internal.store.LeaseHolders;
 import dev.delayedtasks.internal.store.PartitionKeys;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.TaskHandoff;
@@ -90,15 +89,7 @@ final class Dispatcher {
 
 	private final @Nullable TaskHandoffs handoffs;
 
-	private final String instanceId;
-
-	/**
-	 * How many claim loops this JVM has started: each loop's nonce is new, also across
-	 * dispatchers of the same instance (a stop and start of the handler registry makes
-	 * new dispatchers, while a loop the stop gave up on may still recover its lost claims
-	 * by nonce).
-	 */
-	private static final AtomicLong LOOPS = new AtomicLong();
+	private final ClaimLoopNonces loopNonces;
 
 	private final AtomicInteger running = new AtomicInteger();
 
@@ -131,7 +122,7 @@ final class Dispatcher {
 		this.limits = container.limits();
 		this.storeSettings = services.storeSettings();
 		this.handoffs = services.handoffs();
-		this.instanceId = services.instanceId();
+		this.loopNonces = services.loopNonces();
 	}
 
 	/**
@@ -141,8 +132,8 @@ final class Dispatcher {
 	 * @param threads makes the queue's threads
 	 */
 	void start(QueueThreads threads) {
-		Loop started = new Loop(LeaseHolders.loopNonce(this.instanceId, LOOPS.incrementAndGet()),
-				new Semaphore(this.concurrency), new Semaphore(this.concurrency + this.settings.maxClaim()));
+		Loop started = new Loop(this.loopNonces.next(), new Semaphore(this.concurrency),
+				new Semaphore(this.concurrency + this.settings.maxClaim()));
 		this.loop = started;
 		started.thread = threads.start("dispatcher", () -> dispatch(started), false);
 		if (this.handoffs != null) {

@@ -68,6 +68,8 @@ public final class HandlerContainerFactory {
 
 	private final String instanceId = LeaseHolders.newInstanceId();
 
+	private final ClaimLoopNonces loopNonces = new ClaimLoopNonces(this.instanceId);
+
 	private HandlerContainerFactory(Builder builder) {
 		Assert.state(builder.store != null, "A TaskStore is required");
 		Assert.state(builder.connectionFactory != null, "A RedisConnectionFactory is required");
@@ -121,7 +123,8 @@ public final class HandlerContainerFactory {
 	public QueueWorker createContainer(HandlerEndpoint endpoint) {
 		WorkerServices services = new WorkerServices(this.store, this.connections.obtain(), this.settings,
 				this.storeSettings, this.codec, this.failureRouter, this.listeners, this.instanceId,
-				this.handlerExecutor, this.taskScheduler, this.observations, this.occurrenceGate, this.handoffs);
+				this.handlerExecutor, this.taskScheduler, this.observations, this.occurrenceGate, this.handoffs,
+				this.loopNonces);
 		return new QueueWorker(endpoint, resolve(endpoint), services);
 	}
 

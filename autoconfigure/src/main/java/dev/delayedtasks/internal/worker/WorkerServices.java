@@ -29,12 +29,13 @@ import org.springframework.scheduling.TaskScheduler;
  * @param occurrenceGate applies recurring schedules' policies before an occurrence runs
  * @param handoffs where dispatchers offer to take tasks from this process's
  * {@code enqueue} calls, or {@code null} when they take none
+ * @param loopNonces the nonces of this instance's claim loops
  * @author delayed-tasks
  * @since 0.1.0
  */
 record WorkerServices(TaskStore store, BlockingConnections connections, WorkerSettings settings,
 		StoreSettings storeSettings, PayloadCodec codec, FailureRouter failureRouter, Listeners listeners,
 		String instanceId, Executor handlerExecutor, TaskScheduler scheduler, RunObservations observations,
-		OccurrenceGate occurrenceGate, @Nullable TaskHandoffs handoffs) {
+		OccurrenceGate occurrenceGate, @Nullable TaskHandoffs handoffs, ClaimLoopNonces loopNonces) {
 
 }
