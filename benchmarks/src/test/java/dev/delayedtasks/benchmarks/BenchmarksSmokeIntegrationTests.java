@@ -98,7 +98,7 @@ class BenchmarksSmokeIntegrationTests {
 				assertThat(Double.parseDouble(overview.fields().get("redis_us_per_view"))).isPositive();
 			});
 		assertThat(runner.results()).filteredOn((result) -> result.workload().startsWith("dashboard-"))
-			.hasSize(8)
+			.hasSize(9)
 			.allSatisfy((view) -> assertThat(view.fields()).containsKeys("redis_us_per_view", "redis_cpu_us_per_view",
 					"p50_ms", "p99_ms", "small_redis_us_per_view", "growth"));
 		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("dashboard-overview-cached"))
