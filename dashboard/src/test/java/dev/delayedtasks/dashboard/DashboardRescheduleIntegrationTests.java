@@ -128,7 +128,9 @@ class DashboardRescheduleIntegrationTests {
 	@Test
 	void aRecurringOccurrenceIsNotRescheduledItsTimeIsItsTick(CapturedOutput output) throws Exception {
 		RecurringTasks recurring = context.getBean(RecurringTasks.class);
-		recurring.upsert(RecurringSchedule.fixedRate("every3s", "work", Duration.ofSeconds(3))
+		// A minute apart: the later of the two occurrences created ahead is due a minute
+		// or more from now, so it is still scheduled when the request arrives.
+		recurring.upsert(RecurringSchedule.fixedRate("every-minute", "work", Duration.ofMinutes(1))
 			.misfireThreshold(Duration.ofSeconds(1)));
 		Http reader = Http.as(context, DashboardTestApplications.READER);
 		List<String> occurrences = new ArrayList<>();
@@ -136,13 +138,13 @@ class DashboardRescheduleIntegrationTests {
 			occurrences.clear();
 			JsonNode scheduled = Http.json(reader.get(D + "/api/queue/scheduled" + Http.query("name", "work")));
 			for (JsonNode task : scheduled.findValues("id")) {
-				if (task.asString().startsWith("every3s:")) {
+				if (task.asString().startsWith("every-minute:")) {
 					occurrences.add(task.asString());
 				}
 			}
-			return !occurrences.isEmpty();
+			return occurrences.size() == 2;
 		});
-		TaskId occurrence = TaskId.of(occurrences.get(0));
+		TaskId occurrence = TaskId.of(occurrences.get(1));
 		TaskInfo before = scheduler.find("work", occurrence).orElseThrow();
 		Instant at = Instant.now().plus(Duration.ofSeconds(8)).truncatedTo(ChronoUnit.MILLIS);
 		HttpResponse<String> refused = reschedule("work", occurrence, Long.toString(at.toEpochMilli()));
@@ -150,12 +152,12 @@ class DashboardRescheduleIntegrationTests {
 			// The schedule's gate judges an occurrence by the tick in its id: moved past
 			// the misfire threshold it would be deleted as missed, never run.
 			assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
-			assertThat(Http.json(refused).get("message").asString()).contains("recurring schedule 'every3s'");
+			assertThat(Http.json(refused).get("message").asString()).contains("recurring schedule 'every-minute'");
 			assertThat(scheduler.find("work", occurrence)).map(TaskInfo::dueAt).hasValue(before.dueAt());
 			assertThat(output).doesNotContain("action=reschedule queue=work task=" + occurrence + " to");
 		}
 		finally {
-			recurring.remove("every3s");
+			recurring.remove("every-minute");
 		}
 	}
 
