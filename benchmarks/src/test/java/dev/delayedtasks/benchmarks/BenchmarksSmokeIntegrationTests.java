@@ -1,6 +1,7 @@
 package dev.delayedtasks.benchmarks;
 
 import java.nio.file.Path;
+import java.util.List;
 
 import dev.delayedtasks.test.TestRedis;
 import dev.delayedtasks.test.WithRedis;
@@ -101,6 +102,14 @@ class BenchmarksSmokeIntegrationTests {
 			.hasSize(9)
 			.allSatisfy((view) -> assertThat(view.fields()).containsKeys("redis_us_per_view", "redis_cpu_us_per_view",
 					"p50_ms", "p99_ms", "small_redis_us_per_view", "growth"));
+		// Reads of many keys go on the shared connection: a pipeline would open one per
+		// view.
+		assertThat(runner.results())
+			.filteredOn((result) -> List.of("dashboard-queue", "dashboard-ready", "dashboard-running")
+				.contains(result.workload()))
+			.hasSize(3)
+			.allSatisfy((view) -> assertThat(view.fields()).containsEntry("connections_per_view", "0.0")
+				.containsEntry("small_connections_per_view", "0.0"));
 		assertThat(runner.results()).filteredOn((result) -> result.workload().equals("dashboard-overview-cached"))
 			.singleElement()
 			.satisfies((cached) -> assertThat(cached.fields()).containsEntry("calls_per_view", "0.0"));

@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 
 import dev.delayedtasks.DeadLetter;
 import dev.delayedtasks.DeadLetters;
@@ -21,6 +20,7 @@ import dev.delayedtasks.internal.store.DeadLetterListing;
 import dev.delayedtasks.internal.store.PartitionKeys;
 import dev.delayedtasks.internal.store.RedisQueueBrowser;
 import dev.delayedtasks.internal.store.RedisTaskStore;
+import dev.delayedtasks.internal.store.SharedConnectionReads;
 import dev.delayedtasks.internal.store.StoreSettings;
 import dev.delayedtasks.internal.store.TaskRecords;
 import dev.delayedtasks.internal.store.TaskRecords.ErrorRecord;
@@ -32,12 +32,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.RedisSystemException;
-import org.springframework.data.redis.connection.RedisPipelineException;
-import org.springframework.data.redis.core.RedisOperations;
-import org.springframework.data.redis.core.SessionCallback;
 import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 
 /**
@@ -73,6 +68,8 @@ public final class RedisDeadLetters implements DeadLetters {
 
 	private final RedisQueueBrowser browser;
 
+	private final SharedConnectionReads reads;
+
 	/**
 	 * Create the dead letters.
 	 * @param scripts the scripts
@@ -94,6 +91,7 @@ public final class RedisDeadLetters implements DeadLetters {
 		this.settings = settings;
 		this.codec = codec;
 		this.browser = new RedisQueueBrowser(scripts.template(), settings.keyPrefix());
+		this.reads = new SharedConnectionReads(scripts.template());
 	}
 
 	@Override
@@ -180,28 +178,20 @@ public final class RedisDeadLetters implements DeadLetters {
 		if (ordered.isEmpty()) {
 			return List.of();
 		}
-		List<Object> details;
-		try {
-			details = readDetails(keys, ordered);
-		}
-		catch (RedisPipelineException ex) {
-			// A corrupt dead letter whose task key is not a hash fails its HGET, and
-			// so the pipeline: read one by one, so it cannot hide the others.
-			details = new ArrayList<>(2 * ordered.size());
-			for (TypedTuple<String> entry : ordered) {
-				details
-					.add(readQuietly(() -> this.scripts.template().opsForHash().get(keys.task(entry.getValue()), "a")));
-				details.add(readQuietly(() -> this.scripts.template().opsForValue().get(keys.error(entry.getValue()))));
-			}
-		}
+		// On the shared connection: a pipeline would open a connection of its own for
+		// every listing. A corrupt dead letter whose task key is not a hash reads as
+		// null and cannot hide the others.
+		List<String> ids = ordered.stream().map(TypedTuple::getValue).toList();
+		List<@Nullable String> attempts = this.reads.hget(ids.stream().map(keys::task).toList(), "a");
+		List<@Nullable String> errors = this.reads.get(ids.stream().map(keys::error).toList());
 		List<DeadLetter> letters = new ArrayList<>(ordered.size());
 		for (int i = 0; i < ordered.size(); i++) {
 			TypedTuple<String> entry = ordered.get(i);
-			ErrorRecord error = TaskRecords.parse((String) details.get(2 * i + 1));
+			ErrorRecord error = TaskRecords.parse(errors.get(i));
 			letters.add(new DeadLetter(TaskId.of(entry.getValue()), queue,
 					(error != null) ? error.reason() : FailureReason.UNKNOWN.value(),
 					(error != null) ? error.exceptionType() : "", (error != null) ? error.message() : "",
-					(int) TaskRecords.number(details.get(2 * i)), Instant.ofEpochMilli(entry.getScore().longValue()),
+					(int) TaskRecords.number(attempts.get(i)), Instant.ofEpochMilli(entry.getScore().longValue()),
 					(error != null) ? error.stackTrace() : ""));
 		}
 		return letters;
@@ -272,38 +262,6 @@ public final class RedisDeadLetters implements DeadLetters {
 		}
 		catch (InvalidTaskRequestException ex) {
 			return null;
-		}
-	}
-
-	private List<Object> readDetails(PartitionKeys keys, List<TypedTuple<String>> ordered) {
-		// A SessionCallback: the connection a RedisCallback gets is a proxy that is not a
-		// StringRedisConnection, so casting it fails.
-		return this.scripts.template().executePipelined(new SessionCallback<Object>() {
-
-			@Override
-			@SuppressWarnings("unchecked")
-			public <K, V> Object execute(RedisOperations<K, V> operations) {
-				RedisOperations<String, String> strings = (RedisOperations<String, String>) operations;
-				for (TypedTuple<String> entry : ordered) {
-					strings.opsForHash().get(keys.task(entry.getValue()), "a");
-					strings.opsForValue().get(keys.error(entry.getValue()));
-				}
-				return null;
-			}
-
-		});
-	}
-
-	private static @Nullable Object readQuietly(Supplier<@Nullable Object> read) {
-		try {
-			return read.get();
-		}
-		catch (RedisSystemException ex) {
-			Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
-			if (cause.getMessage() != null && cause.getMessage().startsWith("WRONGTYPE")) {
-				return null; // the entry is corrupt, which its error record says
-			}
-			throw ex;
 		}
 	}
 

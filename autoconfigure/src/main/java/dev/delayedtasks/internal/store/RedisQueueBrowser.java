@@ -1,18 +1,14 @@
 package dev.delayedtasks.internal.store;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.connection.RedisPipelineException;
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 
@@ -37,6 +33,8 @@ public final class RedisQueueBrowser {
 
 	private final String keyPrefix;
 
+	private final SharedConnectionReads reads;
+
 	/**
 	 * Create a browser.
 	 * @param redis the template
@@ -44,6 +42,7 @@ public final class RedisQueueBrowser {
 	 */
 	public RedisQueueBrowser(StringRedisTemplate redis, String keyPrefix) {
 		this.redis = redis;
+		this.reads = new SharedConnectionReads(redis);
 		this.keyPrefix = keyPrefix;
 	}
 
@@ -74,8 +73,8 @@ public final class RedisQueueBrowser {
 	 * within a priority. A ready list holds hints, and a task cancelled or moved since
 	 * leaves its hint until a claim passes over it, so each entry says whether its task
 	 * is still ready. Bounded as the other pages: one read of the priorities (at most
-	 * 21), their lengths, the ranges the page covers and one field per entry, in one
-	 * pipeline.
+	 * 21), their lengths, the ranges the page covers and one field per entry, each group
+	 * sent together on the shared connection.
 	 * @param queue the queue
 	 * @param offset how many hints to pass over
 	 * @param limit how many to return, at most {@link #MAX_PAGE}
@@ -85,20 +84,13 @@ public final class RedisQueueBrowser {
 		checkPage(offset, limit);
 		PartitionKeys keys = PartitionKeys.of(this.keyPrefix, queue);
 		List<Integer> priorities = claimOrder(this.redis.opsForZSet().reverseRange(keys.levels(), 0, -1));
-		List<@Nullable Object> lengths = pipelined((connection) -> {
-			for (int priority : priorities) {
-				connection.listCommands().lLen(bytes(keys.ready(priority)));
-			}
-			return null;
-		}, priorities.stream()
-			.<Supplier<@Nullable Object>>map((priority) -> () -> this.redis.opsForList().size(keys.ready(priority)))
-			.toList());
+		List<Long> lengths = this.reads.llen(priorities.stream().map(keys::ready).toList());
 		long total = 0;
 		List<long[]> ranges = new ArrayList<>();
 		long skip = offset;
 		long wanted = limit;
 		for (int i = 0; i < priorities.size(); i++) {
-			long length = (lengths.get(i) instanceof Long value) ? value : 0;
+			long length = lengths.get(i);
 			total += length;
 			if (wanted > 0 && skip < length) {
 				long count = Math.min(length - skip, wanted);
@@ -126,8 +118,8 @@ public final class RedisQueueBrowser {
 	}
 
 	/**
-	 * The lease tokens of tasks, in one pipeline: {@link LeaseHolders} reads the instance
-	 * that holds each.
+	 * The lease tokens of tasks, sent together on the shared connection:
+	 * {@link LeaseHolders} reads the instance that holds each.
 	 * @param queue the queue
 	 * @param ids the tasks' ids, at most {@link #MAX_PAGE}
 	 * @return one token per id, {@code null} for a task not leased (or gone)
@@ -142,50 +134,7 @@ public final class RedisQueueBrowser {
 	// One field of each task's hash; null where the hash or the field is missing, or is
 	// not a hash (bad data).
 	private List<@Nullable String> taskFields(PartitionKeys keys, List<String> ids, String field) {
-		if (ids.isEmpty()) {
-			return List.of();
-		}
-		List<@Nullable Object> values = pipelined((connection) -> {
-			for (String id : ids) {
-				connection.hashCommands().hGet(bytes(keys.task(id)), bytes(field));
-			}
-			return null;
-		}, ids.stream()
-			.<Supplier<@Nullable Object>>map((id) -> () -> this.redis.opsForHash().get(keys.task(id), field))
-			.toList());
-		List<@Nullable String> fields = new ArrayList<>(ids.size());
-		for (Object value : values) {
-			fields.add((value instanceof String text) ? text
-					: (value instanceof byte[] raw) ? new String(raw, StandardCharsets.UTF_8) : null);
-		}
-		return fields;
-	}
-
-	// A pipeline's replies. One key of the wrong type (bad data) fails only its own
-	// command, but Spring then fails the whole pipeline and keeps none of its replies: so
-	// the commands are sent again one by one, each WRONGTYPE reading as null. Any other
-	// error (Redis unreachable, a missing permission) still fails the read.
-	private List<@Nullable Object> pipelined(RedisCallback<Object> commands,
-			List<Supplier<@Nullable Object>> oneByOne) {
-		try {
-			return new ArrayList<>(this.redis.executePipelined(commands));
-		}
-		catch (RedisPipelineException ex) {
-			List<@Nullable Object> replies = new ArrayList<>(oneByOne.size());
-			for (Supplier<@Nullable Object> command : oneByOne) {
-				try {
-					replies.add(command.get());
-				}
-				catch (DataAccessException error) {
-					String message = NestedExceptionUtils.getMostSpecificCause(error).getMessage();
-					if (message == null || !message.contains("WRONGTYPE")) {
-						throw error;
-					}
-					replies.add(null);
-				}
-			}
-			return replies;
-		}
+		return this.reads.hget(ids.stream().map(keys::task).toList(), field);
 	}
 
 	// The priorities of the ready lists as claims take them (includes/priorities.lua):
@@ -212,10 +161,6 @@ public final class RedisQueueBrowser {
 		order.add(0);
 		order.addAll(below);
 		return order;
-	}
-
-	private static byte[] bytes(String text) {
-		return text.getBytes(StandardCharsets.UTF_8);
 	}
 
 	/**

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.core.RedisCallback;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -72,6 +74,27 @@ class RedisQueueBrowserIntegrationTests {
 		assertThat(this.browser.ready("browse-none", 0, 20).total()).isZero();
 		assertThatIllegalArgumentException().isThrownBy(() -> this.browser.ready(queue, 0, 101));
 		assertThatIllegalArgumentException().isThrownBy(() -> this.browser.ready(queue, -1, 10));
+	}
+
+	@Test
+	void pagesOpenNoConnectionOfTheirOwn() {
+		String queue = "browse-connections";
+		for (int i = 0; i < 30; i++) {
+			this.fixture.scheduler.schedule(TaskRequest.of(queue, "x").id(TaskId.of("c-" + i)).priority(i % 3));
+		}
+		List<String> ids = this.browser.ready(queue, 0, 20).entries().stream().map(ReadyEntry::id).toList();
+		long before = connectionsReceived();
+		for (int i = 0; i < 10; i++) {
+			assertThat(this.browser.ready(queue, 0, 20).entries()).hasSize(20);
+			assertThat(this.browser.leaseTokens(queue, ids)).hasSize(20);
+		}
+		assertThat(connectionsReceived()).as("a pipeline would open one per read").isEqualTo(before);
+	}
+
+	private long connectionsReceived() {
+		String stats = this.fixture.redis.execute((RedisCallback<String>) (connection) -> String
+			.valueOf(connection.serverCommands().info("stats").getProperty("total_connections_received")));
+		return Long.parseLong(stats.trim());
 	}
 
 	@Test
