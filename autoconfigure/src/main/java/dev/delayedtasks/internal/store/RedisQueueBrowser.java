@@ -7,8 +7,6 @@ import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.NestedExceptionUtils;
-import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 
@@ -203,18 +201,9 @@ public final class RedisQueueBrowser {
 		return string(PartitionKeys.of(this.keyPrefix, queue).error(id));
 	}
 
+	// A key that is not a string (bad data) holds nothing to show.
 	private @Nullable String string(String key) {
-		try {
-			return this.redis.opsForValue().get(key);
-		}
-		catch (DataAccessException ex) {
-			// A payload key that is not a string (bad data) holds no payload to show.
-			String message = NestedExceptionUtils.getMostSpecificCause(ex).getMessage();
-			if (message != null && message.contains("WRONGTYPE")) {
-				return null;
-			}
-			throw ex;
-		}
+		return this.reads.get(List.of(key)).get(0);
 	}
 
 	private static void checkPage(long offset, int limit) {

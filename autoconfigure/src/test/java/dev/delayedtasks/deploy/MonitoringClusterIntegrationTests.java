@@ -1,5 +1,7 @@
 package dev.delayedtasks.deploy;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 import dev.delayedtasks.DelayedTaskScheduler;
@@ -8,6 +10,8 @@ import dev.delayedtasks.TaskRequest;
 import dev.delayedtasks.autoconfigure.DelayedTasksAutoConfiguration;
 import dev.delayedtasks.internal.store.ClaimBatch;
 import dev.delayedtasks.internal.store.LeaseHolders;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry;
+import dev.delayedtasks.internal.store.RedisInstanceRegistry.InstanceRecord;
 import dev.delayedtasks.internal.store.RedisQueueBrowser;
 import dev.delayedtasks.internal.store.RedisQueueBrowser.ReadyEntry;
 import dev.delayedtasks.internal.store.StoreSettings;
@@ -26,22 +30,45 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The queue browser's ready page and lease tokens on a Redis Cluster of three masters:
- * their pipelines name keys of one partition (one hash tag, one slot), also when one task
- * key of the wrong type makes them read again one by one.
+ * What operators read, on a Redis Cluster of three masters: the instance registry's keys
+ * share a hash tag, so reports, the one {@code MGET} that reads them, expiry and a leave
+ * work there too; the queue browser's ready page and lease tokens read keys of one
+ * partition, sent together to its node, and one task key of the wrong type leaves the
+ * others readable.
  */
 @WithRedis(cluster = true)
-class QueueBrowserClusterIntegrationTests {
+class MonitoringClusterIntegrationTests {
 
 	private final ApplicationContextRunner runner;
 
-	QueueBrowserClusterIntegrationTests(TestRedis redis) {
+	MonitoringClusterIntegrationTests(TestRedis redis) {
 		this.runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayedTasksAutoConfiguration.class))
 			.withPropertyValues(redis.connectionProperties())
 			.withPropertyValues("delayed-tasks.key-prefix=" + redis.keyPrefix(),
 					"delayed-tasks.monitoring.instances=false");
+	}
+
+	@Test
+	void reportsReadAndLeaveAndExpireOnACluster() {
+		this.runner.run((context) -> {
+			RedisInstanceRegistry registry = context.getBean(RedisInstanceRegistry.class);
+			Instant now = Instant.now();
+			for (String id : List.of("c-1", "c-2", "c-3", "c-4")) {
+				registry.report(new InstanceRecord(id, "h", 1, "app", now, now, List.of()), Duration.ofMinutes(1));
+			}
+			registry.report(new InstanceRecord("gone", "h", 1, "app", now, now, List.of()), Duration.ofMillis(100));
+			Thread.sleep(300);
+			assertThat(registry.alive().instances()).extracting(InstanceRecord::id)
+				.containsExactly("c-1", "c-2", "c-3", "c-4");
+			registry.leave("c-2");
+			assertThat(registry.alive().instances()).extracting(InstanceRecord::id)
+				.containsExactly("c-1", "c-3", "c-4");
+			for (String id : List.of("c-1", "c-3", "c-4")) {
+				registry.leave(id);
+			}
+		});
 	}
 
 	@Test
